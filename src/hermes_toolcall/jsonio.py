@@ -1,0 +1,79 @@
+"""All JSON goes through this module: fast decoding with orjson, exact encodings for rendering.
+
+Three encodings are offered because the format needs exactly these: ``dumps_spaced`` is Python's
+``json.dumps`` default (``", "``/``": "``, as transformers' ``tojson``), ``dumps_compact`` is
+``JSON.stringify``-like compact output (omp), and ``dumps_fast`` is orjson's compact bytes decoded,
+for hot paths where only validity matters.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+from .errors import DecodeError
+
+__all__ = ["DecodeError", "dumps_compact", "dumps_fast", "dumps_spaced", "loads", "loads_or_none"]
+
+
+def loads(text: str) -> Any:
+    """Decode strict JSON (RFC 8259: no NaN/Infinity, no trailing data).
+
+    Raises:
+        DecodeError: with the character offset of the problem.
+
+    >>> loads('{"a": [1, true, null]}')
+    {'a': [1, True, None]}
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass  # orjson also rejects valid JSON it cannot represent (huge ints, lone surrogates)
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise DecodeError(exc.msg, exc.pos) from exc
+    except ValueError as exc:  # from _reject_constant
+        raise DecodeError(str(exc), -1) from exc
+    except RecursionError as exc:
+        raise DecodeError("JSON nested too deeply", -1) from exc
+
+
+def loads_or_none(text: str) -> Any:
+    """Decode strict JSON, or return None when ``text`` is not JSON (``null`` also gives None)."""
+    try:
+        return loads(text)
+    except DecodeError:
+        return None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def dumps_spaced(obj: Any) -> str:
+    """Python ``json.dumps`` defaults with ``ensure_ascii=False``: the transformers ``tojson`` output.
+
+    >>> dumps_spaced({"city": "Zürich", "n": [1, 2]})
+    '{"city": "Zürich", "n": [1, 2]}'
+    """
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def dumps_compact(obj: Any) -> str:
+    """Compact ``,``/``:`` separators, raw non-ASCII, insertion order (omp's ``JSON.stringify``).
+
+    >>> dumps_compact({"a": "ü", "b": [1, 2]})
+    '{"a":"ü","b":[1,2]}'
+    """
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_fast(obj: Any) -> str:
+    """Compact JSON via orjson (falls back to ``dumps_compact`` for values orjson rejects)."""
+    try:
+        return orjson.dumps(obj).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        return dumps_compact(obj)
