@@ -1,0 +1,50 @@
+"""Ids, positions, profiles, options and the public API surface."""
+
+from __future__ import annotations
+
+import pytest
+
+import hermes_toolcall
+from hermes_toolcall.errors import UsageError
+from hermes_toolcall.ids import openai_ids, sequential_ids, sub_id
+from hermes_toolcall.options import ParseOptions
+from hermes_toolcall.positions import LineIndex
+from hermes_toolcall.profiles import DIALECTS, get_profile
+
+
+def test_ids() -> None:
+    a, b = openai_ids(0), openai_ids(0)
+    assert a != b and a.startswith("call_") and len(a) == 29 and a[5:].isalnum()
+    assert [sequential_ids("t")(i) for i in range(3)] == ["t0", "t1", "t2"]
+    assert sub_id("x", 0) == "x" and sub_id("x", 2) == "x_2"
+
+
+def test_line_index() -> None:
+    idx = LineIndex("ab\ncd\n\nü")
+    assert idx.line_col(0) == (1, 1)
+    assert idx.line_col(2) == (1, 3)
+    assert idx.line_col(3) == (2, 1)
+    assert idx.line_col(7) == (4, 1)
+    assert idx.line_col(8) == (4, 2)
+    assert idx.source_line(2) == "cd" and idx.source_line(3) == "" and idx.source_line(4) == "ü"
+
+
+def test_profiles_cover_the_dialects() -> None:
+    assert set(DIALECTS) == {"hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq", "omp"}
+    assert get_profile("omp").json_style == "compact"
+    assert get_profile(DIALECTS["qwq"]) is DIALECTS["qwq"]
+    with pytest.raises(UsageError, match="unknown dialect"):
+        get_profile("llama")
+
+
+def test_options_validate() -> None:
+    opts = ParseOptions.make(dialect="qwen3", strict=True)
+    assert opts.profile.name == "qwen3" and opts.strict
+    with pytest.raises(UsageError):
+        ParseOptions.make(max_block_chars=0)
+
+
+def test_public_api_is_exported() -> None:
+    for name in hermes_toolcall.__all__:
+        assert hasattr(hermes_toolcall, name), name
+    assert len(set(hermes_toolcall.__all__)) == len(hermes_toolcall.__all__)
