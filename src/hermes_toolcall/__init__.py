@@ -35,9 +35,20 @@ from .model import (
 from .profiles import DIALECTS, DialectProfile, get_profile
 
 # --- render (issue: foundation) ---
+from .openai import messages_from_openai, messages_to_openai
+from .render import (
+    render,
+    render_system_prompt,
+    render_tool_call,
+    render_tool_calls,
+    render_tool_response,
+    render_tool_responses,
+)
 # --- grammar (issue: grammar) ---
+from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
 # --- statemachine (issue: statemachine) ---
 # --- validate (issue: validation) ---
+from .validate import Selector, ValidationReport, validate, validate_record
 
 __version__ = "0.1.0"
 
@@ -72,7 +83,23 @@ __all__ = [
     "openai_ids",
     "sequential_ids",
     # --- render names ---
+    "messages_from_openai",
+    "messages_to_openai",
+    "render",
+    "render_system_prompt",
+    "render_tool_call",
+    "render_tool_calls",
+    "render_tool_response",
+    "render_tool_responses",
     # --- grammar names ---
+    "parse_completion",
+    "parse_completion_with",
+    "parse_transcript",
+    "parse_transcript_with",
     # --- statemachine names ---
     # --- validate names ---
+    "Selector",
+    "ValidationReport",
+    "validate",
+    "validate_record",
 ]

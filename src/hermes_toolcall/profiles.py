@@ -25,7 +25,8 @@ class DialectProfile:
             rendering oracle), or None when the dialect has no Jinja template (omp).
         json_style: ``spaced`` (Python ``json.dumps`` defaults) or ``compact`` (``,``/``:``).
         string_arguments: ``verbatim`` (a string ``arguments`` is inserted as is) or ``encode``
-            (always ``tojson``: string arguments are double-encoded).
+            (always ``tojson``: string arguments are double-encoded) or ``decode`` (a JSON string
+            ``arguments`` is decoded and rendered as the nested object, omp).
         result_role: the role of the turn that carries ``<tool_response>`` blocks.
         content_before_calls: ``dropped`` (the template drops assistant content when there are
             calls), ``kept``, ``kept-if-truthy``, or ``kept-no-separator`` (omp).
@@ -36,13 +37,26 @@ class DialectProfile:
         bos: whether the template writes ``bos_token`` first.
         generation_prompt: text appended by ``add_generation_prompt``.
         reasoning_kinds: reasoning tags the parsers recognise in assistant bodies.
+        tools_none: what ``tools=None`` does: ``error`` (the template crashes), ``empty-block``
+            (``<tools>  </tools>``), ``no-block`` (no tools prompt at all).
+        tools_turn_suffix: text after the tools system turn's ``<|im_end|>`` (``\n``; vLLM: none).
+        calls_turn: when an assistant message is rendered as a call turn: ``key`` (a ``tool_calls``
+            key exists, even empty) or ``truthy`` (a non-empty ``tool_calls``).
+        missing_arguments: a call without ``arguments``: ``stray-comma`` (``{"name": "f", }``),
+            ``omit`` (``{"name": "f"}``), ``error`` (the template crashes), ``empty-object`` (omp).
+        default_system: system text used when ``messages[0]`` is not a system message and no tools
+            are given (None: no system turn).
+        default_system_with_tools: system text placed before ``\n\n# Tools`` when ``messages[0]`` is
+            not a system message (None: the tools prompt starts with ``# Tools``).
+        generation_prompt_no_thinking: generation prompt when ``enable_thinking=False`` is passed
+            (None: ``enable_thinking`` is ignored).
     """
 
     name: str
     description: str
     template: str | None
     json_style: Literal["spaced", "compact"]
-    string_arguments: Literal["verbatim", "encode"]
+    string_arguments: Literal["verbatim", "encode", "decode"]
     result_role: Literal["tool", "user"]
     content_before_calls: Literal["dropped", "kept", "kept-if-truthy", "kept-no-separator"]
     reasoning: Literal["none", "qwen3", "qwq", "every-turn"]
@@ -50,6 +64,13 @@ class DialectProfile:
     bos: bool
     generation_prompt: str
     reasoning_kinds: tuple[ReasoningKind, ...] = ("think", "scratch_pad")
+    tools_none: Literal["error", "empty-block", "no-block"] = "no-block"
+    tools_turn_suffix: str = "\n"
+    calls_turn: Literal["key", "truthy"] = "truthy"
+    missing_arguments: Literal["stray-comma", "omit", "error", "empty-object"] = "error"
+    default_system: str | None = None
+    default_system_with_tools: str | None = None
+    generation_prompt_no_thinking: str | None = None
 
 
 _HERMES_TEMPLATE = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"
@@ -69,6 +90,9 @@ DIALECTS: dict[str, DialectProfile] = {
             tools_block="hermes",
             bos=True,
             generation_prompt="<|im_start|>assistant\n",
+            tools_none="error",
+            calls_turn="key",
+            missing_arguments="stray-comma",
         ),
         DialectProfile(
             name="hermes-vllm",
@@ -82,6 +106,10 @@ DIALECTS: dict[str, DialectProfile] = {
             tools_block="hermes",
             bos=True,
             generation_prompt="<|im_start|>assistant\n",
+            tools_none="empty-block",
+            tools_turn_suffix="",
+            calls_turn="key",
+            missing_arguments="omit",
         ),
         DialectProfile(
             name="qwen3",
@@ -95,6 +123,7 @@ DIALECTS: dict[str, DialectProfile] = {
             tools_block="qwen",
             bos=False,
             generation_prompt="<|im_start|>assistant\n",
+            generation_prompt_no_thinking="<|im_start|>assistant\n<think>\n\n</think>\n\n",
         ),
         DialectProfile(
             name="qwen2.5",
@@ -108,6 +137,8 @@ DIALECTS: dict[str, DialectProfile] = {
             tools_block="qwen",
             bos=False,
             generation_prompt="<|im_start|>assistant\n",
+            default_system="You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
+            default_system_with_tools="You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
         ),
         DialectProfile(
             name="qwq",
@@ -121,19 +152,21 @@ DIALECTS: dict[str, DialectProfile] = {
             tools_block="qwen",
             bos=False,
             generation_prompt="<|im_start|>assistant\n<think>\n",
+            default_system_with_tools="",
         ),
         DialectProfile(
             name="omp",
             description="oh-my-pi in-band `hermes` dialect (renderTranscript + in-band tool prompt).",
             template=None,
             json_style="compact",
-            string_arguments="verbatim",
+            string_arguments="decode",
             result_role="tool",
             content_before_calls="kept-no-separator",
             reasoning="every-turn",
             tools_block="omp",
             bos=False,
             generation_prompt="<|im_start|>assistant\n",
+            missing_arguments="empty-object",
         ),
     )
 }

@@ -1,0 +1,154 @@
+"""``hermes-toolcall parse``: parse a transcript or a completion; JSON on stdout, diagnostics on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import fields
+from typing import Any
+
+from .. import jsonio
+from ..errors import ParseError
+from ..ids import sequential_ids
+from ..model import Completion, Diagnostic, Part, Span, Transcript, Turn
+from ..options import DEFAULT_MAX_BLOCK_CHARS
+from ..parse import parse_completion, parse_transcript
+from ..profiles import DIALECTS
+from .common import print_diagnostics, read_input
+
+__all__ = ["add_parse_options", "parse_text", "register", "to_json"]
+
+_PART_TYPES = {
+    "Text": "text",
+    "Reasoning": "reasoning",
+    "ToolCall": "tool_call",
+    "InvalidToolCall": "invalid_tool_call",
+    "ToolResponse": "tool_response",
+    "ToolsBlock": "tools",
+}
+
+
+def _span(span: Span | None) -> dict[str, int] | None:
+    if span is None:
+        return None
+    return {"start": span.start, "end": span.end, "line": span.line, "column": span.column}
+
+
+def _part(part: Part) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": _PART_TYPES[type(part).__name__]}
+    for f in fields(part):
+        value = getattr(part, f.name)
+        out[f.name] = _span(value) if isinstance(value, Span) else value
+    return out
+
+
+def _diagnostic(d: Diagnostic) -> dict[str, Any]:
+    return {"code": d.code, "severity": d.severity, "message": d.message, "span": _span(d.span), "hint": d.hint}
+
+
+def _turn(turn: Turn) -> dict[str, Any]:
+    return {
+        "role": turn.role,
+        "span": _span(turn.span),
+        "header": _span(turn.header),
+        "end": _span(turn.end),
+        "parts": [_part(p) for p in turn.parts],
+    }
+
+
+def to_json(result: Completion | Transcript) -> dict[str, Any]:
+    """The parse result as plain JSON data (every part and diagnostic with its span).
+
+    >>> from hermes_toolcall import parse_completion
+    >>> to_json(parse_completion("hi"))["parts"][0]["text"]
+    'hi'
+    """
+    if isinstance(result, Completion):
+        return {
+            "kind": "completion",
+            "finish_reason": result.finish_reason,
+            "parts": [_part(p) for p in result.parts],
+            "end": _span(result.end),
+            "stopped_at": result.stopped_at,
+            "diagnostics": [_diagnostic(d) for d in result.diagnostics],
+        }
+    return {
+        "kind": "transcript",
+        "turns": [_turn(t) for t in result.turns],
+        "gaps": [_part(g) for g in result.gaps],
+        "stopped_at": result.stopped_at,
+        "diagnostics": [_diagnostic(d) for d in result.diagnostics],
+    }
+
+
+def add_parse_options(p: argparse.ArgumentParser, *, dialect_flag: str = "--dialect") -> None:
+    """The parse options shared by ``parse`` and ``convert``."""
+    if dialect_flag:
+        p.add_argument(
+            dialect_flag, dest="dialect", default="hermes", choices=(*sorted(DIALECTS), "auto"),
+            help="dialect of the input (default: hermes; auto = detect it)",
+        )
+    p.add_argument("--strict", action="store_true", help="no recoveries; exit 1 when errors are found")
+    p.add_argument("--calls-in-reasoning", action="store_true", help="a <tool_call> inside reasoning is a call")
+    p.add_argument(
+        "--stop-at-fabricated-response", action="store_true", help="stop at a <tool_response> in an assistant body"
+    )
+    p.add_argument(
+        "--max-block-chars", type=int, default=DEFAULT_MAX_BLOCK_CHARS, metavar="N", help="largest block body"
+    )
+    p.add_argument("--sequential-ids", action="store_true", help="ids call_0, call_1, … (reproducible output)")
+
+
+def parse_text(args: argparse.Namespace, text: str, *, completion: bool) -> Completion | Transcript:
+    """Parse ``text`` with the options of ``args``.
+
+    Raises:
+        ParseError: ``--strict`` and errors were found.
+    """
+    kw: dict[str, Any] = {
+        "dialect": args.dialect,
+        "strict": args.strict,
+        "calls_in_reasoning": args.calls_in_reasoning,
+        "stop_at_fabricated_response": args.stop_at_fabricated_response,
+        "max_block_chars": args.max_block_chars,
+        "ids": sequential_ids() if args.sequential_ids else None,
+    }
+    if completion:
+        return parse_completion(text, **kw)
+    return parse_transcript(text, **kw)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``parse`` subcommand."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "parse",
+        help="parse a transcript or a completion",
+        description="Parse a ChatML transcript (or, with --completion, one assistant completion). The result "
+        "is printed as JSON on stdout; diagnostics go to stderr as FILE:LINE:COL: CODE severity: message. "
+        "Exit status 1 when --strict found errors.",
+    )
+    p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
+    p.add_argument("--completion", action="store_true", help="the input is a completion, not a transcript")
+    p.add_argument(
+        "--format", choices=("json", "openai"), default="json",
+        help="json: every part with spans; openai: the OpenAI message(s)",
+    )
+    add_parse_options(p)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    text = read_input(args.file)
+    filename = "<stdin>" if args.file == "-" else args.file
+    try:
+        result = parse_text(args, text, completion=args.completion)
+    except ParseError as exc:
+        print_diagnostics(exc.diagnostics, filename=filename, text=text)
+        return 1
+    print_diagnostics(result.diagnostics, filename=filename, text=text)
+    if args.format == "openai":
+        data: Any = result.to_openai() if isinstance(result, Completion) else result.to_openai_messages()
+    else:
+        data = to_json(result)
+    sys.stdout.write(jsonio.dumps_spaced(data) + "\n")
+    return 0

@@ -1,0 +1,64 @@
+"""``hermes-toolcall render``: an OpenAI-shaped request body rendered as a dialect's prompt text."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import DecodeError, UsageError
+from ..jsonio import loads
+from ..profiles import DIALECTS
+from ..render import render
+from .common import read_input
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``render`` subcommand."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "render",
+        help="render an OpenAI request body ({messages, tools}) as a dialect's prompt",
+        description="Render an OpenAI-shaped request body ({\"messages\": [...], \"tools\": [...]}) as the exact "
+        "prompt text of a dialect, byte-identical to its official chat template.",
+    )
+    parser.add_argument("file", metavar="FILE", help="request body as JSON ('-' for standard input)")
+    parser.add_argument("--dialect", "-d", default="hermes", choices=sorted(DIALECTS), help="dialect (default hermes)")
+    parser.add_argument("--add-generation-prompt", action="store_true", help="append the assistant header")
+    parser.add_argument("--bos-token", default=None, metavar="TOK",
+                        help="the bos_token special token (Hermes templates write it first; default none)")
+    parser.add_argument("--enable-thinking", action=argparse.BooleanOptionalAction, default=None,
+                        help="pass enable_thinking to the template (Qwen3: --no-enable-thinking closes <think>)")
+    parser.add_argument("--allow-injection", action="store_true",
+                        help="render content that would change how the prompt parses instead of refusing it")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render the request and print the prompt (no extra trailing newline).
+
+    Raises:
+        UsageError: the input is not a JSON object with a ``messages`` list.
+        RenderError: the conversation cannot be rendered.
+    """
+    text = read_input(args.file)
+    try:
+        body = loads(text)
+    except DecodeError as exc:
+        raise UsageError(f"{args.file}: not JSON: {exc}") from exc
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        raise UsageError(f"{args.file}: expected a JSON object with a 'messages' list")
+    tools = body.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise UsageError(f"{args.file}: 'tools' must be a list")
+    kwargs: dict[str, Any] = {}
+    if args.bos_token is not None:
+        kwargs["bos_token"] = args.bos_token
+    if args.enable_thinking is not None:
+        kwargs["enable_thinking"] = args.enable_thinking
+    prompt = render(body["messages"], tools=tools, dialect=args.dialect,
+                    add_generation_prompt=args.add_generation_prompt, allow_injection=args.allow_injection, **kwargs)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    return 0

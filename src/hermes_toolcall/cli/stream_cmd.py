@@ -1,0 +1,152 @@
+"""``hermes-toolcall stream``: parse input as it arrives, one JSON line per event or OpenAI chunk.
+
+Standard input is read with ``os.read`` (whatever the pipe has, no waiting for EOF) through an
+incremental UTF-8 decoder, and every line is flushed at once, so the command works in a pipe
+behind a model server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import dataclasses
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from .. import jsonio
+from ..errors import StreamError, UsageError
+from ..ids import sequential_ids
+from ..statemachine import StreamParser
+from ..statemachine.events import Event
+from ..statemachine.openai_chunks import OpenAIChunker
+from .common import print_diagnostics
+
+__all__ = ["event_json", "read_chunks", "register"]
+
+_BLOCK = 65536
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``stream`` subcommand."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "stream",
+        help="parse a stream as it arrives (JSON lines of events or OpenAI chunks)",
+        description="Parse FILE or standard input (-) incrementally with the streaming engine and print one "
+        "JSON line per event (--format events) or per chat.completion.chunk (--format openai). "
+        "Exit status 1 when --strict found errors.",
+    )
+    p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
+    p.add_argument("--level", choices=("completion", "transcript"), default="completion")
+    p.add_argument("--format", choices=("events", "openai"), default="events", dest="output")
+    p.add_argument("--dialect", default="hermes", help="dialect profile (default: hermes)")
+    p.add_argument("--strict", action="store_true", help="no recoveries; exit 1 on errors")
+    p.add_argument("--calls-in-reasoning", action="store_true", help="<tool_call> inside reasoning is a call")
+    p.add_argument("--stream-arguments", action="store_true", help="emit argument deltas as they arrive")
+    p.add_argument("--stop-at-fabricated-response", action="store_true", help="stop at a fabricated result")
+    p.add_argument("--deferred-calls", action="store_true", help="openai: send each call whole at its end")
+    p.add_argument("--random-ids", action="store_true", help="random call ids (default: call_0, call_1, ...)")
+    p.set_defaults(func=_run)
+
+
+def read_chunks(stream: BinaryIO, *, block: int = _BLOCK) -> Iterator[str]:
+    """Decoded text pieces of ``stream`` as they arrive (``os.read``: returns what the pipe has).
+
+    Raises:
+        UsageError: the input is not UTF-8, or cannot be read.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        fd = -1
+    try:
+        while True:
+            data = os.read(fd, block) if fd >= 0 else stream.read(block)
+            if not data:
+                break
+            text = decoder.decode(data)
+            if text:
+                yield text
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            yield tail
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"input is not UTF-8: {exc}") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read input: {exc}") from exc
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """One event as a JSON-ready dict: ``{"event": snake_case_name, **fields}``.
+
+    >>> from hermes_toolcall.statemachine import TextDelta
+    >>> event_json(TextDelta(text="hi"))
+    {'event': 'text_delta', 'text': 'hi'}
+    """
+    name = type(event).__name__
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    out: dict[str, Any] = {"event": snake.removesuffix("_event")}
+    out.update(dataclasses.asdict(event))
+    return out
+
+
+def _emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(jsonio.dumps_fast(obj) + "\n")
+    sys.stdout.flush()
+
+
+def _run(args: argparse.Namespace) -> int:
+    parser = StreamParser(
+        level=args.level,
+        dialect=args.dialect,
+        strict=args.strict,
+        calls_in_reasoning=args.calls_in_reasoning,
+        stream_arguments=args.stream_arguments,
+        stop_at_fabricated_response=args.stop_at_fabricated_response,
+        ids=None if args.random_ids else sequential_ids(),
+    )
+    openai = args.output == "openai"
+    if openai and args.level != "completion":
+        raise UsageError("--format openai needs --level completion")
+    chunker = OpenAIChunker(eager=not args.deferred_calls)
+    if args.file == "-":
+        source: BinaryIO = sys.stdin.buffer
+        close_source = False
+    else:
+        try:
+            source = open(args.file, "rb")  # noqa: SIM115 (closed below)
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.file}: {exc}") from exc
+        close_source = True
+
+    def out(events: list[Event]) -> None:
+        if openai:
+            for chunk in chunker.feed(events):
+                _emit(chunk)
+        else:
+            for e in events:
+                _emit(event_json(e))
+
+    status = 0
+    try:
+        if openai:
+            for chunk in chunker.start():
+                _emit(chunk)
+        for piece in read_chunks(source):
+            out(parser.feed(piece))
+        try:
+            out(parser.close())
+        except StreamError as exc:
+            out(parser.closing_events)
+            status = 1
+            result = parser.result()
+            print_diagnostics(exc.diagnostics, filename=args.file, text=result.source)
+        if openai:
+            for chunk in chunker.finish():
+                _emit(chunk)
+    finally:
+        if close_source:
+            source.close()
+    return status

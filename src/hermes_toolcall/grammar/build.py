@@ -1,0 +1,513 @@
+"""From the grammar's tokens to the data model: parts, turns, diagnostics (docs/parsing.md §3–§7).
+
+The parse tree of ``hermes.lark`` is read in document order as ``(terminal, start, end)`` tokens;
+the terminal says what each piece is, because the contextual lexer already chose it by context
+(role of the turn, inside or outside reasoning, JSON-aware or plain block). This module adds what a
+context-free grammar cannot say: the size cut of §5.4 (an oversize block is cut and the rest of
+the input is parsed again from the cut with a ``resume_*`` start rule), the body decoding (§5.5,
+via ``body.py``), call ids and indices, and the diagnostics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import diagnostics
+from ..body import decode_call_body, decode_tools_block, response_name
+from ..ids import sub_id
+from ..model import (
+    Completion,
+    Diagnostic,
+    InvalidToolCall,
+    Part,
+    Reasoning,
+    ReasoningKind,
+    Span,
+    Text,
+    ToolCall,
+    ToolResponse,
+    ToolsBlock,
+    Transcript,
+    Turn,
+)
+from ..options import ParseOptions
+from ..positions import LineIndex
+from .parser import Variant, tokens
+
+__all__ = ["build_completion", "build_transcript"]
+
+_WS = " \t\n\r"
+_HEADS = frozenset({"A_HEAD", "U_HEAD", "S_HEAD", "O_HEAD", "HEAD_UNTERM"})
+# a *_LINK token is `<|im_end|>` + gap + the header of the next turn: its header terminal
+_LINKS = {"A_LINK": "A_HEAD", "U_LINK": "U_HEAD", "S_LINK": "S_HEAD", "O_LINK": "O_HEAD", "UNTERM_LINK": "HEAD_UNTERM"}
+_CONTROL = _HEADS | {"IM_END"} | set(_LINKS)
+_KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
+_STRAY = {
+    "STRAY_CALL": "</tool_call>",
+    "STRAY_THINK": "</think>",
+    "STRAY_SCRATCH": "</scratch_pad>",
+    "STRAY_RESP": "</tool_response>",
+    "STRAY_TOOLS": "</tools>",
+}
+_OPEN_LEN = {"think": 7, "scratch_pad": 13}
+_CLOSE_TAG = {"think": "</think>", "scratch_pad": "</scratch_pad>"}
+_SEG_KIND: dict[str, ReasoningKind] = {
+    "THINK_OPEN": "think",
+    "THINK_TEXT": "think",
+    "THINK_CLOSE": "think",
+    "SCRATCH_OPEN": "scratch_pad",
+    "SCRATCH_TEXT": "scratch_pad",
+    "SCRATCH_CLOSE": "scratch_pad",
+}
+_CALL_TAG = "<tool_call>"
+_CALLS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN"})
+
+Tok = tuple[str, int, int]
+
+
+@dataclass(slots=True)
+class _Segment:
+    """A reasoning segment being read (calls_in_reasoning=True)."""
+
+    kind: ReasoningKind
+    start: int
+    opened: bool
+    text_start: int
+    text_end: int
+
+
+@dataclass(slots=True)
+class _Body:
+    """The parts of one body being read, and the pending text run."""
+
+    parts: list[Part] = field(default_factory=list)
+    text_start: int = -1
+    text_end: int = -1
+    segment: _Segment | None = None
+    calls: int = 0
+
+
+class _Builder:
+    """Reads the token stream of one input and builds the model values."""
+
+    def __init__(self, source: str, options: ParseOptions, level: str) -> None:
+        self.src = source
+        self.opts = options
+        self.level = level  # "t" (transcript) or "c" (completion)
+        self.index = LineIndex(source)
+        self.diags: list[Diagnostic] = []
+        self.ordinal = 0
+        self.stopped_at: int | None = None
+        self.variant = Variant(
+            kinds=tuple(options.profile.reasoning_kinds),
+            calls_in_reasoning=options.calls_in_reasoning,
+            stop_at_fabricated=options.stop_at_fabricated_response,
+        )
+        self.toks: list[Tok] = []
+        self.pos = 0
+        self.reach = 0  # end offset of the last token consumed (or of the last cut)
+
+    # ------------------------------------------------------------------ token stream
+    def load(self, start_rule: str, offset: int) -> None:
+        """Parse ``source[offset:]`` from ``start_rule`` and read its tokens from now on."""
+        self.toks = tokens(self.src[offset:] if offset else self.src, start_rule, self.variant, offset)
+        self.pos = 0
+
+    def peek(self) -> Tok | None:
+        return self.toks[self.pos] if self.pos < len(self.toks) else None
+
+    def take(self, tok: Tok) -> None:
+        """Consume ``tok`` (the one ``peek`` returned)."""
+        self.pos += 1
+        self.reach = tok[2]
+
+    def resume(self, context: str, cut: int) -> None:
+        """Continue after a size cut at ``cut``, in ``context`` (a, u, s, think, scratch)."""
+        rule = "completion" if (self.level, context) == ("c", "a") else f"resume_{context}_{self.level}"
+        self.reach = cut
+        self.load(rule, cut)
+
+    # ------------------------------------------------------------------ helpers
+    def span(self, start: int, end: int) -> Span:
+        return self.index.span(start, end)
+
+    def diag(self, code: str, message: str, start: int, end: int, hint: str | None = None) -> None:
+        self.diags.append(diagnostics.make(code, message, self.span(start, end), strict=self.opts.strict, hint=hint))
+
+    def gap(self, gaps: list[Text], s: int, e: int) -> None:
+        """Text outside any turn (§3.1): kept, and ``HT005`` unless it is whitespace."""
+        if e > s:
+            gaps.append(Text(text=self.src[s:e], span=self.span(s, e)))
+            if self.src[s:e].strip(_WS):
+                self.diag("HT005", "text outside any turn", s, e)
+
+    def sorted_diagnostics(self) -> tuple[Diagnostic, ...]:
+        return tuple(sorted(self.diags, key=lambda d: d.span.start))
+
+    def next_id(self) -> str:
+        block_id = self.opts.ids(self.ordinal)
+        self.ordinal += 1
+        return block_id
+
+    # ------------------------------------------------------------------ text runs
+    def add_text(self, body: _Body, start: int, end: int) -> None:
+        if body.text_start < 0:
+            body.text_start = start
+        body.text_end = end
+
+    def flush_text(self, body: _Body) -> None:
+        if body.text_start >= 0:
+            s, e = body.text_start, body.text_end
+            body.parts.append(Text(text=self.src[s:e], span=self.span(s, e)))
+            body.text_start = -1
+
+    # ------------------------------------------------------------------ bodies
+    def assistant_body(self, body: _Body) -> None:
+        """Read an assistant body up to a control token or the end of the input."""
+        while (tok := self.peek()) is not None:
+            typ, s, e = tok
+            if typ in _CONTROL or typ == "AFTER":
+                break
+            self.take(tok)
+            if typ == "A_TEXT":
+                self.add_text(body, s, e)
+            elif typ in _STRAY:
+                self.add_text(body, s, e)
+                self.diag("HT121", f"stray {_STRAY[typ]} with no opener (kept as text)", s, e)
+            elif typ == "FAB":
+                if self.variant.stop_at_fabricated:
+                    self.flush_text(body)
+                    self.diag("HT122", "fabricated <tool_response> in an assistant body", s, s + 15)
+                    self.diag("HT123", "parsing stopped at a fabricated <tool_response>", s, len(self.src))
+                    self.stopped_at = self.reach = s
+                    return
+                self.add_text(body, s, e)
+                self.diag("HT122", "fabricated <tool_response> in an assistant body (kept as text)", s, e)
+            elif typ in _CALLS:
+                self.flush_text(body)
+                if body.segment is not None:
+                    self.segment_call(body, typ, s, e)
+                elif (cut := self.call_block(body, typ, s, e)) is not None:
+                    self.resume("a", cut)
+            elif typ in ("THINK_BLOCK", "SCRATCH_BLOCK"):
+                self.flush_text(body)
+                self.reasoning_block("think" if typ == "THINK_BLOCK" else "scratch_pad", body, s, e)
+            else:
+                self.segment_token(body, typ, s, e)
+        seg = body.segment
+        if seg is not None:
+            seg.text_end = stop = max(self.reach, seg.text_end)
+            self.end_segment(body, stop, closed=False)
+            self.diag("HT111", f"<{seg.kind}> is not closed before the end of the body", seg.start, stop)
+        self.flush_text(body)
+
+    def segment_token(self, body: _Body, typ: str, s: int, e: int) -> None:
+        """A reasoning token of the calls_in_reasoning grammar."""
+        kind = _SEG_KIND[typ]
+        if typ.endswith("_OPEN"):
+            self.flush_text(body)
+            body.segment = _Segment(kind=kind, start=s, opened=True, text_start=e, text_end=e)
+            return
+        seg = body.segment
+        if seg is None:  # pragma: no cover - a segment is always open here (grammar)
+            seg = body.segment = _Segment(kind=kind, start=s, opened=False, text_start=s, text_end=s)
+        if typ.endswith("_TEXT"):
+            seg.text_end = e
+            return
+        seg.text_end = s
+        self.end_segment(body, e, closed=True)
+
+    def end_segment(self, body: _Body, end: int, *, closed: bool) -> None:
+        seg = body.segment
+        assert seg is not None
+        body.segment = None
+        text = self.src[seg.text_start : seg.text_end]
+        if text or seg.opened or closed:
+            body.parts.append(
+                Reasoning(kind=seg.kind, text=text, span=self.span(seg.start, end), opened=seg.opened, closed=closed)
+            )
+
+    def segment_call(self, body: _Body, typ: str, s: int, e: int) -> None:
+        """A call block inside reasoning (calls_in_reasoning=True): split the segment around it."""
+        seg = body.segment
+        assert seg is not None
+        seg.text_end = s
+        self.end_segment(body, s, closed=False)
+        cut = self.call_block(body, typ, s, e)
+        after = self.reach
+        body.segment = _Segment(kind=seg.kind, start=after, opened=False, text_start=after, text_end=after)
+        if cut is not None:
+            self.resume("think" if seg.kind == "think" else "scratch", cut)
+
+    def reasoning_block(self, kind: ReasoningKind, body: _Body, s: int, e: int) -> None:
+        """A whole reasoning block token (calls_in_reasoning=False)."""
+        src = self.src
+        inner_start = s + _OPEN_LEN[kind]
+        closer = _CLOSE_TAG[kind]
+        closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
+        inner_end = e - len(closer) if closed else e
+        body.parts.append(
+            Reasoning(kind=kind, text=src[inner_start:inner_end], span=self.span(s, e), opened=True, closed=closed)
+        )
+        if not closed:
+            self.diag("HT111", f"<{kind}> is not closed before the end of the body", s, e)
+        find = src.find
+        at = find(_CALL_TAG, inner_start, inner_end)
+        while at >= 0:
+            self.diag("HT124", "<tool_call> inside reasoning stays reasoning text", at, at + 11)
+            at = find(_CALL_TAG, at + 11, inner_end)
+
+    # ------------------------------------------------------------------ blocks
+    def call_block(self, body: _Body, typ: str, s: int, e: int) -> int | None:
+        """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""
+        src = self.src
+        b = s + 11
+        closed = typ == "CALL_DONE"
+        inner_end = e - 12 if closed else e
+        block_id = self.next_id()
+        limit = self.opts.max_block_chars
+        if inner_end - b > limit:
+            cut = b + limit
+            message = f"<tool_call> block longer than max_block_chars ({limit}); cut here"
+            body.parts.append(
+                InvalidToolCall(
+                    id=block_id, raw=src[s:cut], span=self.span(s, cut), code="HT114", message=message, closed=False
+                )
+            )
+            self.diag("HT114", message, s, cut)
+            self.reach = cut
+            return cut
+        end = e
+        raw = src[s:end]
+        span = self.span(s, end)
+        decoded = decode_call_body(src[b:inner_end], strict=self.opts.strict, closed=closed)
+        for issue in decoded.issues:
+            self.diag(issue.code, issue.message, b + issue.start, b + issue.end, issue.hint)
+        if not decoded.calls:
+            message = decoded.issues[-1].message if decoded.issues else "no call in the block"
+            code = decoded.failure or "HT103"
+            body.parts.append(
+                InvalidToolCall(
+                    id=block_id, raw=raw, span=span, code=code, message=message, name=decoded.name, closed=closed
+                )
+            )
+            return None
+        if not closed:
+            message = "<tool_call> has no </tool_call> before the end of its body"
+            self.diag("HT101", message, s, end)
+            if self.opts.strict:
+                body.parts.append(
+                    InvalidToolCall(
+                        id=block_id,
+                        raw=raw,
+                        span=span,
+                        code="HT101",
+                        message=message,
+                        name=decoded.calls[0].name,
+                        closed=False,
+                    )
+                )
+                return None
+        for k, call in enumerate(decoded.calls):
+            body.parts.append(
+                ToolCall(
+                    index=body.calls,
+                    id=sub_id(block_id, k),
+                    name=call.name,
+                    arguments=call.arguments,
+                    arguments_json=call.arguments_json,
+                    raw=raw,
+                    span=span,
+                    closed=closed,
+                )
+            )
+            body.calls += 1
+        return None
+
+    def response_block(self, body: _Body, typ: str, s: int, e: int) -> int | None:
+        """One ``<tool_response>`` block token; returns the cut offset when it was cut."""
+        src = self.src
+        b = s + 15
+        closed = typ == "RESP_DONE"
+        inner_end = e - 16 if closed else e
+        limit = self.opts.max_block_chars
+        if inner_end - b > limit:
+            cut = b + limit
+            kept = src[b:cut]
+            body.parts.append(
+                ToolResponse(content=kept, raw=src[s:cut], span=self.span(s, cut), name=None, closed=False)
+            )
+            self.diag("HT114", f"<tool_response> block longer than max_block_chars ({limit}); cut here", s, cut)
+            self.reach = cut
+            return cut
+        end = e
+        content = src[b:inner_end]
+        if content.startswith("\n"):
+            content = content[1:]
+        if content.endswith("\n"):
+            content = content[:-1]
+        body.parts.append(
+            ToolResponse(
+                content=content, raw=src[s:end], span=self.span(s, end), name=response_name(content), closed=closed
+            )
+        )
+        if not closed:
+            self.diag("HT112", "<tool_response> has no </tool_response> before the end of its body", s, end)
+        return None
+
+    def tools_block(self, body: _Body, s: int, e: int) -> int | None:
+        """One ``<tools>`` block token (closer included when present); returns the cut offset if cut."""
+        src = self.src
+        b = s + 7
+        closed = e - b >= 8 and src.startswith("</tools>", e - 8)
+        inner_end = e - 8 if closed else e
+        limit = self.opts.max_block_chars
+        if inner_end - b > limit:
+            cut = b + limit
+            kept = src[b:cut]
+            body.parts.append(
+                ToolsBlock(text=kept, tools=decode_tools_block(kept), span=self.span(s, cut), closed=False)
+            )
+            self.diag("HT114", f"<tools> block longer than max_block_chars ({limit}); cut here", s, cut)
+            self.reach = cut
+            return cut
+        inner = src[b:inner_end]
+        body.parts.append(ToolsBlock(text=inner, tools=decode_tools_block(inner), span=self.span(s, e), closed=closed))
+        if not closed:
+            self.diag("HT113", "<tools> has no </tools> before the end of the system turn", s, e)
+        return None
+
+    def result_body(self, body: _Body) -> None:
+        """A user or tool body: text, results, stray ``</tool_response>``."""
+        while (tok := self.peek()) is not None and tok[0] not in _CONTROL:
+            typ, s, e = tok
+            self.take(tok)
+            if typ == "U_TEXT":
+                self.add_text(body, s, e)
+            elif typ == "STRAY_RESP":
+                self.add_text(body, s, e)
+                self.diag("HT121", "stray </tool_response> with no opener (kept as text)", s, e)
+            else:
+                self.flush_text(body)
+                cut = self.response_block(body, typ, s, e)
+                if cut is not None:
+                    self.resume("u", cut)
+        self.flush_text(body)
+
+    def system_body(self, body: _Body) -> None:
+        """A system or developer body: text, tool catalogues, stray ``</tools>``."""
+        while (tok := self.peek()) is not None and tok[0] not in _CONTROL:
+            typ, s, e = tok
+            self.take(tok)
+            if typ == "S_TEXT":
+                self.add_text(body, s, e)
+            elif typ == "STRAY_TOOLS":
+                self.add_text(body, s, e)
+                self.diag("HT121", "stray </tools> with no opener (kept as text)", s, e)
+            else:
+                self.flush_text(body)
+                cut = self.tools_block(body, s, e)
+                if cut is not None:
+                    self.resume("s", cut)
+        self.flush_text(body)
+
+    def other_body(self, body: _Body) -> None:
+        """The body of an unknown role: all text."""
+        tok = self.peek()
+        if tok is not None and tok[0] == "O_TEXT":
+            self.take(tok)
+            body.parts.append(Text(text=self.src[tok[1] : tok[2]], span=self.span(tok[1], tok[2])))
+
+    # ------------------------------------------------------------------ envelope
+    def turn(self, head: Tok) -> Turn:
+        """One turn from its header token to its end."""
+        typ, s, e = head
+        src = self.src
+        body = _Body()
+        if typ == "HEAD_UNTERM":
+            role = src[s + 12 : e]
+            self.diag("HT003", "<|im_start|> is not followed by a role and a newline", s, e)
+        else:
+            role = src[s + 12 : e - 1]
+            if typ == "A_HEAD":
+                self.assistant_body(body)
+            elif typ == "U_HEAD":
+                self.result_body(body)
+            elif typ == "S_HEAD":
+                self.system_body(body)
+            else:
+                if role not in _KNOWN_ROLES:
+                    self.diag("HT004", f"unknown role {role!r}; its body is plain text", s + 12, e - 1)
+                self.other_body(body)
+        last = self.reach
+        end: Span | None = None
+        nxt = self.peek()
+        if self.stopped_at is not None:
+            pass
+        elif nxt is not None and nxt[0] == "IM_END":
+            self.take(nxt)
+            end = self.span(nxt[1], nxt[2])
+            last = nxt[2]
+        elif nxt is not None and nxt[0] in _LINKS:  # read by the caller: it opens the next turn
+            last = nxt[1] + 10
+            end = self.span(nxt[1], last)
+        elif typ != "HEAD_UNTERM":
+            if nxt is not None:
+                self.diag("HT001", "<|im_start|> inside an open turn: the turn has no <|im_end|>", nxt[1], nxt[1] + 12)
+            elif last > e:
+                n = len(src)
+                self.diag("HT002", "the last turn has no <|im_end|> (cut off?)", n, n)
+        return Turn(role=role, parts=tuple(body.parts), span=self.span(s, last), header=self.span(s, e), end=end)
+
+
+def build_transcript(text: str, options: ParseOptions) -> Transcript:
+    """Parse a ChatML transcript with the grammar (lenient or strict values; never raises in lenient).
+
+    >>> from hermes_toolcall.options import ParseOptions
+    >>> t = build_transcript("<|im_start|>user\\nhi<|im_end|>\\n", ParseOptions.make())
+    >>> [turn.role for turn in t.turns], len(t.gaps)
+    (['user'], 1)
+    """
+    b = _Builder(text, options, "t")
+    b.load("transcript", 0)
+    turns: list[Turn] = []
+    gaps: list[Text] = []
+    while (tok := b.peek()) is not None:
+        b.take(tok)
+        typ, s, e = tok
+        if typ in _LINKS:  # the previous turn took `<|im_end|>`; here: the gap, then the next turn
+            head = text.rfind("<|im_start|>", s, e)
+            b.gap(gaps, s + 10, head)
+            turns.append(b.turn((_LINKS[typ], head, e)))
+        elif typ == "GAP":
+            b.gap(gaps, s, e)
+        else:
+            turns.append(b.turn(tok))
+    return Transcript(
+        turns=tuple(turns), gaps=tuple(gaps), diagnostics=b.sorted_diagnostics(), source=text, stopped_at=b.stopped_at
+    )
+
+
+def build_completion(text: str, options: ParseOptions) -> Completion:
+    """Parse one assistant completion with the grammar.
+
+    >>> from hermes_toolcall.options import ParseOptions
+    >>> c = build_completion("Hi<|im_end|>", ParseOptions.make())
+    >>> c.parts[0].text, c.end.start
+    ('Hi', 2)
+    """
+    b = _Builder(text, options, "c")
+    b.load("completion", 0)
+    body = _Body()
+    b.assistant_body(body)
+    end: Span | None = None
+    tok = b.peek()
+    if tok is not None and b.stopped_at is None:
+        p = tok[1]
+        n = len(text)
+        end = b.span(p, n)
+        if tok[0] != "IM_END" or text[p + 10 :].strip(_WS):
+            b.diag("HT006", "the completion continues after <|im_end|> or contains <|im_start|>", p, n)
+    return Completion(
+        parts=tuple(body.parts), diagnostics=b.sorted_diagnostics(), source=text, end=end, stopped_at=b.stopped_at
+    )

@@ -1,0 +1,169 @@
+"""The public whole-text parse API: ``parse_transcript`` and ``parse_completion`` (grammar engine).
+
+Both take the text and keyword options, build a ``ParseOptions`` and run the Lark grammar engine
+(``hermes_toolcall.grammar``). Lenient mode (the default) never raises for any ``str``; strict mode
+raises ``ParseError`` carrying every error diagnostic at the end of the parse.
+"""
+
+from __future__ import annotations
+
+from .errors import ParseError, UsageError
+from .grammar.build import build_completion, build_transcript
+from .ids import IdFactory
+from .model import Completion, Diagnostic, Transcript
+from .options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions
+from .profiles import DialectProfile
+
+__all__ = ["parse_completion", "parse_completion_with", "parse_transcript", "parse_transcript_with"]
+
+
+def _options(
+    text: object,
+    *,
+    dialect: str | DialectProfile,
+    strict: bool,
+    calls_in_reasoning: bool,
+    stop_at_fabricated_response: bool,
+    max_block_chars: int,
+    ids: IdFactory | None,
+) -> ParseOptions:
+    if not isinstance(text, str):
+        raise UsageError(f"expected a str to parse, got {type(text).__name__}")
+    if dialect == "auto":
+        from .detect import detect_dialect
+
+        dialect = detect_dialect(text).dialect
+    return ParseOptions.make(
+        dialect=dialect,
+        strict=strict,
+        calls_in_reasoning=calls_in_reasoning,
+        stop_at_fabricated_response=stop_at_fabricated_response,
+        max_block_chars=max_block_chars,
+        ids=ids,
+    )
+
+
+def _raise_on_errors(what: str, diagnostics: tuple[Diagnostic, ...]) -> None:
+    errors = tuple(d for d in diagnostics if d.severity == "error")
+    if errors:
+        raise ParseError(f"{what}: {len(errors)} error(s) in strict mode", errors)
+
+
+def parse_transcript_with(text: str, options: ParseOptions) -> Transcript:
+    """Parse a ChatML transcript with ready-made options (the engine entry used by agreement tests).
+
+    Raises:
+        ParseError: ``options.strict`` and errors were found.
+
+    >>> t = parse_transcript_with("<|im_start|>user\\nhi<|im_end|>", ParseOptions.make())
+    >>> t.turns[0].parts[0].text
+    'hi'
+    """
+    result = build_transcript(text, options)
+    if options.strict:
+        _raise_on_errors("transcript", result.diagnostics)
+    return result
+
+
+def parse_completion_with(text: str, options: ParseOptions) -> Completion:
+    """Parse an assistant completion with ready-made options.
+
+    Raises:
+        ParseError: ``options.strict`` and errors were found.
+
+    >>> parse_completion_with("Hello", ParseOptions.make()).finish_reason
+    'stop'
+    """
+    result = build_completion(text, options)
+    if options.strict:
+        _raise_on_errors("completion", result.diagnostics)
+    return result
+
+
+def parse_transcript(
+    text: str,
+    *,
+    dialect: str | DialectProfile = "hermes",
+    strict: bool = False,
+    calls_in_reasoning: bool = False,
+    stop_at_fabricated_response: bool = False,
+    max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
+    ids: IdFactory | None = None,
+) -> Transcript:
+    """Parse a whole ChatML transcript (turns, gaps, parts, diagnostics).
+
+    Args:
+        text: the transcript.
+        dialect: a dialect name, a ``DialectProfile``, or ``"auto"`` (``detect.detect_dialect``).
+        strict: no recoveries; raise ``ParseError`` with every error diagnostic at the end.
+        calls_in_reasoning: a ``<tool_call>`` inside ``<think>``/``<scratch_pad>`` is a call.
+        stop_at_fabricated_response: stop at a ``<tool_response>`` inside an assistant body.
+        max_block_chars: largest block body before ``HT114``.
+        ids: call id factory (default: random OpenAI-like ids).
+
+    Returns:
+        The ``Transcript``; ``.to_openai_messages()`` gives the OpenAI view.
+
+    Raises:
+        ParseError: strict mode found errors.
+        UsageError: bad option values (unknown dialect, non-positive ``max_block_chars``).
+
+    >>> t = parse_transcript("<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n")
+    >>> [(turn.role, turn.closed) for turn in t.turns]
+    [('user', True), ('assistant', False)]
+    """
+    options = _options(
+        text,
+        dialect=dialect,
+        strict=strict,
+        calls_in_reasoning=calls_in_reasoning,
+        stop_at_fabricated_response=stop_at_fabricated_response,
+        max_block_chars=max_block_chars,
+        ids=ids,
+    )
+    return parse_transcript_with(text, options)
+
+
+def parse_completion(
+    text: str,
+    *,
+    dialect: str | DialectProfile = "hermes",
+    strict: bool = False,
+    calls_in_reasoning: bool = False,
+    stop_at_fabricated_response: bool = False,
+    max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
+    ids: IdFactory | None = None,
+) -> Completion:
+    """Parse what a model generated after ``<|im_start|>assistant\\n``.
+
+    Args:
+        text: the completion text.
+        dialect: a dialect name, a ``DialectProfile``, or ``"auto"``.
+        strict: no recoveries; raise ``ParseError`` with every error diagnostic at the end.
+        calls_in_reasoning: a ``<tool_call>`` inside reasoning is a call (default: reasoning text).
+        stop_at_fabricated_response: stop at a fabricated ``<tool_response>`` (omp's abortOnFabricatedResult).
+        max_block_chars: largest block body before ``HT114``.
+        ids: call id factory (default: random OpenAI-like ids).
+
+    Returns:
+        The ``Completion``: ``.tool_calls``, ``.finish_reason``, ``.to_openai()``, ``.diagnostics``.
+
+    Raises:
+        ParseError: strict mode found errors.
+        UsageError: bad option values.
+
+    >>> from hermes_toolcall.ids import sequential_ids
+    >>> c = parse_completion('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>', ids=sequential_ids())
+    >>> [(x.id, x.name, x.arguments) for x in c.tool_calls], c.finish_reason
+    ([('call_0', 'f', {'a': 1})], 'tool_calls')
+    """
+    options = _options(
+        text,
+        dialect=dialect,
+        strict=strict,
+        calls_in_reasoning=calls_in_reasoning,
+        stop_at_fabricated_response=stop_at_fabricated_response,
+        max_block_chars=max_block_chars,
+        ids=ids,
+    )
+    return parse_completion_with(text, options)

@@ -1,0 +1,90 @@
+"""Tool calls as each dialect writes them: ``<tool_call>\\n{"name": …, "arguments": …}\\n</tool_call>``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..errors import DecodeError, RenderError
+from ..jsonio import dumps_compact, loads
+from ..model import FunctionCall
+from ..profiles import DialectProfile, get_profile
+from .fastjson import spaced
+from .values import MISSING, call_function, crash, get, jinja_str
+
+__all__ = ["call_json", "render_tool_call", "render_tool_calls"]
+
+
+def _json(value: Any, profile: DialectProfile, index: int | None) -> str:
+    try:
+        return dumps_compact(value) if profile.json_style == "compact" else spaced(value)
+    except (TypeError, ValueError) as exc:
+        raise crash(profile.name, f"tool call arguments are not JSON-serialisable ({exc})", index=index,
+                    error="TypeError") from exc
+
+
+def call_json(call: Mapping[str, Any] | FunctionCall, *, dialect: str | DialectProfile = "hermes",
+              index: int | None = None) -> str:
+    """The JSON line inside a ``<tool_call>`` block, exactly as the dialect writes it.
+
+    ``call`` is an OpenAI tool call (``{"function": {"name", "arguments"}}``), a flat
+    ``{"name", "arguments"}`` dict or a ``FunctionCall``. ``index`` names the message in errors.
+
+    Raises:
+        RenderError: the template cannot render this call (no ``arguments`` in the Qwen dialects,
+            arguments omp cannot decode).
+
+    >>> call_json({"name": "f", "arguments": '{"a":1}'}, dialect="hermes")
+    '{"name": "f", "arguments": {"a":1}}'
+    >>> call_json({"name": "f", "arguments": '{"a":1}'}, dialect="qwen2.5")
+    '{"name": "f", "arguments": "{\\\\"a\\\\":1}"}'
+    """
+    profile = get_profile(dialect)
+    if isinstance(call, FunctionCall):
+        fn: Any = {"name": call.name, "arguments": call.arguments}
+    else:
+        fn = call_function(call)
+    name = jinja_str(get(fn, "name"))
+    args = get(fn, "arguments")
+    if profile.string_arguments == "decode":  # omp: a nested object, always
+        if isinstance(args, str):
+            try:
+                args = loads(args)
+            except DecodeError as exc:
+                raise RenderError(f"tool call arguments are not JSON: {exc}", message_index=index) from exc
+        if args is MISSING:
+            args = {}
+        return dumps_compact({"name": name, "arguments": args}) if isinstance(name, str) else ""
+    if args is MISSING:
+        if profile.missing_arguments == "stray-comma":
+            return f'{{"name": "{name}", }}'
+        if profile.missing_arguments == "omit":
+            return f'{{"name": "{name}"}}'
+        if profile.missing_arguments == "empty-object":
+            args = {}
+        else:
+            raise crash(profile.name, "a tool call has no arguments", index=index, error="TypeError")
+    text = args if isinstance(args, str) and profile.string_arguments == "verbatim" else _json(args, profile, index)
+    return f'{{"name": "{name}", "arguments": {text}}}'
+
+
+def render_tool_call(call: Mapping[str, Any] | FunctionCall, *, dialect: str | DialectProfile = "hermes") -> str:
+    """One ``<tool_call>`` block.
+
+    >>> render_tool_call({"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}})
+    '<tool_call>\\n{"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}\\n</tool_call>'
+    >>> render_tool_call({"name": "read", "arguments": {"path": "a.ts"}}, dialect="omp")
+    '<tool_call>\\n{"name":"read","arguments":{"path":"a.ts"}}\\n</tool_call>'
+    """
+    return "<tool_call>\n" + call_json(call, dialect=dialect) + "\n</tool_call>"
+
+
+def render_tool_calls(calls: Iterable[Mapping[str, Any] | FunctionCall], *,
+                      dialect: str | DialectProfile = "hermes") -> str:
+    """Parallel calls: consecutive ``<tool_call>`` blocks joined by ``\\n`` (``""`` for no calls).
+
+    >>> render_tool_calls([{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}], dialect="omp")
+    '<tool_call>\\n{"name":"a","arguments":{}}\\n</tool_call>\\n<tool_call>\\n{"name":"b","arguments":{}}\\n</tool_call>'
+    """
+    return "\n".join(render_tool_call(c, dialect=dialect) for c in calls)
+

@@ -1,0 +1,83 @@
+"""Input buffering kept apart from parsing: the held-back tail and incremental line numbers.
+
+Like h11's ``ReceiveBuffer``, this knows nothing about the format beyond "which markers could
+still be completed": ``held_from`` finds the longest suffix of the unread text that is a proper
+prefix of a marker valid in the current state, which must not be released yet.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+
+from ..model import Span
+
+__all__ = ["Lines", "MarkerSet", "held_from"]
+
+
+class MarkerSet:
+    """A set of markers with their proper prefixes precomputed (all markers start with ``<``).
+
+    >>> m = MarkerSet(["<tool_call>", "<think>"])
+    >>> "<tool_c" in m.prefixes, "<tool_call>" in m.prefixes
+    (True, False)
+    """
+
+    __slots__ = ("longest", "markers", "prefixes")
+
+    def __init__(self, markers: Iterable[str]) -> None:
+        self.markers = tuple(markers)
+        self.longest = max((len(m) for m in self.markers), default=0)
+        self.prefixes = frozenset(m[:k] for m in self.markers for k in range(1, len(m)))
+
+
+def held_from(data: str, start: int, markers: MarkerSet) -> int:
+    """Offset in ``data`` where the held-back tail begins (``len(data)`` when nothing is held).
+
+    The tail is the longest suffix of ``data[start:]`` that is a proper prefix of one of ``markers``.
+
+    >>> held_from("abc<tool_", 0, MarkerSet(["<tool_call>"]))
+    3
+    >>> held_from("abc<x", 0, MarkerSet(["<tool_call>"]))
+    5
+    """
+    n = len(data)
+    lo = max(start, n - markers.longest + 1)
+    i = data.find("<", lo)
+    prefixes = markers.prefixes
+    while i != -1:
+        if data[i:] in prefixes:
+            return i
+        i = data.find("<", i + 1)
+    return n
+
+
+class Lines:
+    """Line starts of a text that grows at its end: 1-based line:column of any offset seen so far.
+
+    >>> lines = Lines()
+    >>> lines.extend("ab\\n", 0); lines.extend("cd", 3)
+    >>> lines.span(3, 5)
+    Span(start=3, end=5, line=2, column=1)
+    """
+
+    __slots__ = ("_starts",)
+
+    def __init__(self) -> None:
+        self._starts = [0]
+
+    def extend(self, chunk: str, offset: int) -> None:
+        """Record the newlines of ``chunk``, which starts at absolute ``offset``."""
+        i = chunk.find("\n")
+        if i == -1:
+            return
+        starts = self._starts
+        while i != -1:
+            starts.append(offset + i + 1)
+            i = chunk.find("\n", i + 1)
+
+    def span(self, start: int, end: int) -> Span:
+        """A span with the line:column of ``start``."""
+        starts = self._starts
+        line = bisect_right(starts, start)
+        return Span(start=start, end=end, line=line, column=start - starts[line - 1] + 1)

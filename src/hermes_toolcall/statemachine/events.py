@@ -1,0 +1,157 @@
+"""The events a ``StreamParser`` emits: frozen, slotted, keyword-only values.
+
+Adjacent ``TextDelta``, ``ReasoningDelta`` and ``ArgumentsDelta`` events of the same stream element
+may be split differently by different chunkings; every other event is emitted at a position fixed by
+the input alone, so the merged event list does not depend on where the chunks split.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Diagnostic, InvalidToolCall, Reasoning, ReasoningKind, Span, Text, ToolCall, ToolResponse, ToolsBlock, Turn
+
+__all__ = [
+    "ArgumentsDelta",
+    "DiagnosticEvent",
+    "Event",
+    "GapText",
+    "ReasoningDelta",
+    "ReasoningEnd",
+    "ReasoningStart",
+    "TextDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "ToolResponseEvent",
+    "ToolsEvent",
+    "TurnEnd",
+    "TurnStart",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStart:
+    """Transcript level: a turn's header was read (``header`` covers ``<|im_start|>role\\n``)."""
+
+    role: str
+    header: Span
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnEnd:
+    """Transcript level: a turn ended; ``turn`` is the finished value (as in ``Transcript.turns``)."""
+
+    turn: Turn
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GapText:
+    """Transcript level: text between turns (as in ``Transcript.gaps``)."""
+
+    text: Text
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta:
+    """More plain text of the current body (stray closers and fabricated tags included)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningStart:
+    """A reasoning segment starts (``opened`` is False for a segment continued after a call)."""
+
+    kind: ReasoningKind
+    opened: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningDelta:
+    """More reasoning text."""
+
+    kind: ReasoningKind
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningEnd:
+    """A reasoning segment ended; ``part`` is the segment, or None when it gives no part (empty, untagged)."""
+
+    kind: ReasoningKind
+    closed: bool
+    part: Reasoning | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallStart:
+    """A call is announced: its block ordinal, id and complete name.
+
+    Emitted as soon as the top-level ``"name"`` of a JSON body is a complete JSON string (and no
+    ``arguments`` key came before it); otherwise when the block ends, for each valid call.
+    """
+
+    ordinal: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArgumentsDelta:
+    """With ``stream_arguments``: more raw text of the announced call's ``arguments`` value."""
+
+    ordinal: int
+    id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallEnd:
+    """A call block ended: ``call`` is a valid call, or ``invalid`` is the block that gave none.
+
+    A block that yields several calls (an array, concatenated objects) gives one ``ToolCallEnd`` per call.
+    """
+
+    ordinal: int
+    id: str
+    call: ToolCall | None = None
+    invalid: InvalidToolCall | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResponseEvent:
+    """A ``<tool_response>`` block of a user or tool turn ended."""
+
+    response: ToolResponse
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolsEvent:
+    """A ``<tools>`` block of a system or developer turn ended."""
+
+    block: ToolsBlock
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiagnosticEvent:
+    """A diagnostic was found (the result lists it too, sorted by position)."""
+
+    diagnostic: Diagnostic
+
+
+
+Event = (
+    TurnStart
+    | TurnEnd
+    | GapText
+    | TextDelta
+    | ReasoningStart
+    | ReasoningDelta
+    | ReasoningEnd
+    | ToolCallStart
+    | ArgumentsDelta
+    | ToolCallEnd
+    | ToolResponseEvent
+    | ToolsEvent
+    | DiagnosticEvent
+)

@@ -1,0 +1,218 @@
+"""Dataset readers (JSONL, ShareGPT, ChatML; streaming) and record checking with file positions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_toolcall.errors import UsageError
+from hermes_toolcall.validate.datasets import RawRecord, detect_format, iter_records
+from hermes_toolcall.validate.runner import Options, check_record, run
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"location": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["location"],
+        },
+    },
+}
+
+
+@pytest.fixture
+def parser() -> Any:
+    """The parse module (ShareGPT values and ChatML files are wire text)."""
+    return pytest.importorskip("hermes_toolcall.parse", reason="hermes_toolcall.parse (issue: grammar) is not there")
+
+
+def _jsonl(tmp_path: Path, *records: Any, name: str = "d.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _record(data: Any, **kw: Any) -> list[tuple[str, int, int, str]]:
+    raw = RawRecord(number=1, line=7, text=json.dumps(data), kind="jsonl", end=0)
+    return [
+        (f.code, f.line, f.column, raw.text[f.column - 1 : f.column - 1 + f.width])
+        for f in check_record(raw, Options(**kw)).findings
+    ]
+
+
+def test_detect_format(tmp_path: Path) -> None:
+    assert detect_format(_jsonl(tmp_path, {"messages": []})) == "jsonl"
+    chat = tmp_path / "t.txt"
+    chat.write_text("<|im_start|>user\nhi<|im_end|>\n", encoding="utf-8")
+    assert detect_format(chat) == "chatml"
+    assert detect_format(chat, "openai") == "jsonl"
+    arr = tmp_path / "a.json"
+    arr.write_text('[{"messages": []}]', encoding="utf-8")
+    with pytest.raises(UsageError, match="JSONL"):
+        detect_format(arr)
+    with pytest.raises(UsageError):
+        list(iter_records(tmp_path / "missing.jsonl"))
+
+
+def test_jsonl_records_numbers_and_lines(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, {"messages": []}, "", "   ", {"conversations": []})
+    got = [(r.number, r.line, r.kind) for r in iter_records(path)]
+    assert got == [(1, 1, "jsonl"), (2, 4, "jsonl")]
+
+
+def test_jsonl_invalid_utf8_is_a_finding(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"messages": []}\n{"messages": [{"role": "user", "content": "\xff"}]}\n')
+    records = list(iter_records(path))
+    assert records[1].error is not None
+    assert [f.code for f in check_record(records[1], Options()).findings] == ["HT601"]
+
+
+def test_chatml_file_split_into_transcripts(tmp_path: Path) -> None:
+    text = (
+        "<|im_start|>system\nA<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n"
+        "<|im_start|>system\nB<|im_end|>\n<|im_start|>user\nyo<|im_end|>\n\n"
+        "<|im_start|>user\nthird<|im_end|>\n"
+    )
+    path = tmp_path / "t.chatml"
+    path.write_text(text, encoding="utf-8")
+    records = list(iter_records(path))
+    assert [(r.number, r.line) for r in records] == [(1, 1), (2, 5), (3, 10)]
+    assert "".join(r.text for r in records) == text
+
+
+def test_streaming_reads_lazily(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, *({"messages": []} for _ in range(5)))
+    it = iter_records(path)
+    first = next(it)
+    assert first.number == 1 and first.end == len('{"messages": []}\n')
+    it.close()  # the file is closed when the generator is abandoned
+
+
+def test_invalid_json_points_at_the_error() -> None:
+    raw = RawRecord(number=3, line=3, text='{"messages": [1', kind="jsonl", end=0)
+    (f,) = check_record(raw, Options()).findings
+    assert (f.code, f.line, f.column, f.record) == ("HT601", 3, 16, 3)
+
+
+def test_openai_record_positions_point_into_the_line() -> None:
+    data = {
+        "messages": [
+            {"role": "user", "content": "x"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "c",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"location": "R", "days": true}'},
+                    }
+                ],
+            },
+        ],
+        "tools": [WEATHER],
+    }
+    got = _record(data)
+    assert got == [("HT302", 7, got[0][2], "true")]
+
+
+def test_escaped_strings_keep_columns_exact() -> None:
+    data = {"messages": [{"role": "user", "content": 'é "q"\n<|im_end|>'}]}
+    ((code, _, _, shown),) = _record(data)
+    assert (code, shown) == ("HT501", "<|im_end|>")
+
+
+def test_tools_as_json_string_and_bad_tools() -> None:
+    data = {
+        "messages": [
+            {"role": "user", "content": "x"},
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c", "type": "function", "function": {"name": "nope", "arguments": "{}"}}],
+            },
+        ]
+    }
+    assert [c for c, *_ in _record({**data, "tools": json.dumps([WEATHER])})] == ["HT301"]
+    assert [c for c, *_ in _record({**data, "tools": "not json"})] == ["HT603"]
+    assert [c for c, *_ in _record(data, tools=(WEATHER,))] == ["HT301"]
+    assert [c for c, *_ in _record(data)] == []
+
+
+def test_select_ignore_apply_to_record_errors() -> None:
+    raw = RawRecord(number=1, line=1, text="{", kind="jsonl", end=0)
+    assert check_record(raw, Options(ignore=("HT6",))).findings == ()
+
+
+def test_sharegpt_record(parser: Any) -> None:
+    call = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "AT&T < HQ", "days": "2"}}\n</tool_call>'
+    data = {
+        "conversations": [
+            {"from": "human", "value": "Weather at AT&T HQ? a < b"},
+            {"from": "gpt", "value": "AT&T & co < here.\n" + call},
+            {"from": "tool", "value": '<tool_response>\n{"name": "get_weather", "content": "ok"}\n</tool_response>'},
+            {"from": "gpt", "value": "Fine."},
+        ],
+        "tools": json.dumps([WEATHER]),
+    }
+    assert [(c, s) for c, _, _, s in _record(data)] == [("HT302", '\\"2\\"')]
+
+
+def test_sharegpt_tools_from_the_system_tools_block(parser: Any) -> None:
+    system = "You may call:\n<tools>\n" + json.dumps(WEATHER) + "\n</tools>"
+    data = {
+        "conversations": [
+            {"from": "system", "value": system},
+            {"from": "human", "value": "hi"},
+            {"from": "gpt", "value": '<tool_call>\n{"name": "img_gen", "arguments": {}}\n</tool_call>'},
+        ]
+    }
+    assert [c for c, *_ in _record(data)] == ["HT301"]
+
+
+def test_chatml_record_positions(parser: Any, tmp_path: Path) -> None:
+    text = (
+        "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+        '<tool_call>\n{"name": "get_weather", "arguments": {"location": 5}}\n</tool_call><|im_end|>\n'
+    )
+    path = tmp_path / "t.txt"
+    path.write_text("<|im_start|>system\nfirst<|im_end|>\n" + text, encoding="utf-8")
+    results = list(run(iter_records(path), Options(tools=(WEATHER,))))
+    (f,) = [f for r in results for f in r.findings]
+    assert (f.code, f.line, f.snippet[f.caret - 1]) == ("HT302", 7, "5")
+
+
+def test_jobs_give_the_same_results_in_order(tmp_path: Path) -> None:
+    recs = []
+    for i in range(40):
+        args = json.dumps({"location": "R", "days": i if i % 3 else True})
+        recs.append(
+            {
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    {
+                        "role": "assistant",
+                        "tool_calls": [
+                            {"id": "c", "type": "function", "function": {"name": "get_weather", "arguments": args}}
+                        ],
+                    },
+                ],
+                "tools": [WEATHER],
+            }
+        )
+    path = _jsonl(tmp_path, *recs)
+    serial = list(run(iter_records(path), Options(), jobs=1))
+    pooled = list(run(iter_records(path), Options(), jobs=2, batch_size=7))
+    assert serial == pooled
+    assert sum(len(r.findings) for r in serial) == 14
+
+
+def test_record_shape_is_read_from_the_items() -> None:
+    sharegpt_in_messages = {"messages": [{"from": "human", "value": "hi<|im_end|>"}]}
+    openai_in_conversations = {"conversations": [{"role": "user", "content": "hi<|im_end|>"}]}
+    assert [(c, s) for c, _, _, s in _record(sharegpt_in_messages)] == [("HT501", "<|im_end|>")]
+    assert [(c, s) for c, _, _, s in _record(openai_in_conversations)] == [("HT501", "<|im_end|>")]
