@@ -7,6 +7,8 @@ arguments, results, reasoning). Measured in the same run:
 
 * **floor**: one compiled regex pass locating every marker, plus ``orjson.loads`` of every call and
   result payload (the least any parser of this format must do);
+* **grammar tokens**: the Lark parse alone (``grammar.tokens``: lexing, LALR parsing, tree, tokens
+  in document order), to show the split between the parser and the model building;
 * **parse_transcript**: the grammar engine, whole parse to model values;
 * peak memory of the parse (tracemalloc), as a multiple of the input size (characters).
 """
@@ -22,6 +24,7 @@ import tracemalloc
 import orjson
 
 from hermes_toolcall import jsonio, parse_transcript, sequential_ids
+from hermes_toolcall.grammar import Variant, tokens
 
 _WORDS = (
     "the weather in Paris is mild today and I will check the forecast for the next days "
@@ -127,13 +130,19 @@ def main() -> None:
     def grammar(text: str) -> object:
         return parse_transcript(text, ids=ids)
 
-    print("| input | floor MB/s | parse_transcript MB/s | ratio parse/floor | peak memory / input |")
-    print("|---|---|---|---|---|")
+    def lark_only(text: str) -> object:
+        return tokens(text, "transcript", Variant())
+
+    print(
+        "| input | floor MB/s | grammar tokens MB/s | parse_transcript MB/s | ratio parse/floor | peak memory / input |"
+    )
+    print("|---|---|---|---|---|---|")
     for mb in (float(s) for s in args.sizes.split(",")):
         text = transcript(int(mb * 1_000_000))
         n = len(text)
         grammar(text[:20000])  # warm the cached parser
         t_floor = _best(floor, text, args.repeat)
+        t_lark = _best(lark_only, text, args.repeat)
         t_parse = _best(grammar, text, args.repeat)
         tracemalloc.start()
         result = grammar(text)
@@ -142,7 +151,7 @@ def main() -> None:
         del result
         mbs = n / 1e6
         print(
-            f"| {mbs:.1f} MB ({n:,} chars) | {mbs / t_floor:.1f} | {mbs / t_parse:.1f} | "
+            f"| {mbs:.1f} MB ({n:,} chars) | {mbs / t_floor:.1f} | {mbs / t_lark:.1f} | {mbs / t_parse:.1f} | "
             f"{t_parse / t_floor:.1f}x | {peak / n:.1f}x |"
         )
 

@@ -70,16 +70,16 @@ def main(argv: list[str] | None = None) -> int:
         profile = DIALECTS[name]
         assert profile.template is not None
         source = template_path(profile.template).read_text(encoding="utf-8")
-        tokens = {"bos_token": "<|begin_of_text|>"} if profile.bos else {}
+        tokens: dict[str, Any] = {"bos_token": "<|begin_of_text|>"} if profile.bos else {}
         for msgs, tools in convs:  # same bytes, or the comparison is meaningless
             assert render(msgs, tools=tools, dialect=name, add_generation_prompt=True, **tokens) == oracle_render(
                 source, msgs, tools, True, tokens)
 
-        def ours(name: str = name, tokens: dict[str, str] = tokens) -> None:
+        def ours(name: str = name, tokens: dict[str, Any] = tokens) -> None:
             for msgs, tools in convs:
                 render(msgs, tools=tools, dialect=name, add_generation_prompt=True, **tokens)
 
-        def jinja(source: str = source, tokens: dict[str, str] = tokens) -> None:
+        def jinja(source: str = source, tokens: dict[str, Any] = tokens) -> None:
             for msgs, tools in convs:
                 oracle_render(source, msgs, tools, True, tokens)
 
@@ -95,7 +95,7 @@ def _geomean(values: list[float]) -> float:
     product = 1.0
     for v in values:
         product *= v
-    return product ** (1 / len(values))
+    return float(product ** (1 / len(values)))
 
 
 if __name__ == "__main__":

@@ -77,3 +77,15 @@ def jinja_render(
         messages=msgs, tools=tools, documents=None, add_generation_prompt=add_generation_prompt, **{**tokens, **kwargs}
     )
     return rendered
+
+
+def merge_events(events: list[object]) -> list[object]:
+    """Merge adjacent text, reasoning and argument deltas of one element and drop empty ones.
+
+    The merged list does not depend on the chunking (format.md §4); same rules as
+    ``hermes_toolcall.testing.merge_deltas``.
+    """
+    from hermes_toolcall.testing.helpers import merge_deltas
+
+    merged: list[object] = merge_deltas(events)
+    return merged

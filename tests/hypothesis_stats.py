@@ -28,7 +28,7 @@ def count(name: str, *, agreement: bool = False) -> None:
 
 def examples(n: int) -> int:
     """``n`` examples, or the loaded profile's default when that is larger (the ``long`` profile)."""
-    return max(n, settings.default.max_examples)
+    return max(n, settings().max_examples)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -45,5 +45,5 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     path = os.environ.get("HYPOTHESIS_STATS_FILE")
     if path:
         with open(path, "w", encoding="utf-8") as fh:
-            data = {"counts": dict(COUNTS), "agreement_total": total, "profile": settings.default.max_examples}
+            data = {"counts": dict(COUNTS), "agreement_total": total, "profile": settings().max_examples}
             fh.write(json.dumps(data, indent=2, sort_keys=True))

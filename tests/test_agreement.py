@@ -8,10 +8,11 @@ Example counts are reported by the ``hypothesis_stats`` plugin; CI runs more tha
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall.conformance.generate import FRAGMENTS
@@ -30,7 +31,7 @@ pytest_plugins = ["hypothesis_stats"]
 
 def examples(n: int) -> int:
     """``n`` examples, or the loaded profile's default when larger (the opt-in ``long`` profile)."""
-    return max(n, settings.default.max_examples)
+    return max(n, settings().max_examples)
 
 
 def count(name: str) -> None:
@@ -49,7 +50,20 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
+# Known engine disagreements, each pinned by a named regression test below; inputs that trigger them
+# are skipped by the properties so that the properties keep finding *new* disagreements. Remove an
+# entry as soon as its regression test passes.
+KNOWN_DISAGREEMENTS = {
+    "test_regression_backslash_before_control_token": re.compile(r"\\<\|im_(?:end|start)\|>"),
+}
+
+
+def _known(text: str) -> bool:
+    return any(pattern.search(text) for pattern in KNOWN_DISAGREEMENTS.values())
+
+
 def _agree(data: st.DataObject, text: str, level: str, **options: Any) -> None:
+    assume(not _known(text))
     chunks = data.draw(chunkings(text), label="chunks")
     assert_engines_agree(text, level=level, chunkings=[chunks], **options)
 
@@ -76,7 +90,9 @@ def test_agree_on_rendered_transcripts(dialect: str, data: st.DataObject) -> Non
 @settings(max_examples=examples(500))
 @given(data=st.data(), text=adversarial_texts(), options=OPTIONS)
 @example(data=None, text='<tool_call>{"name":"a","arguments":{"c":"echo </tool_call> t"}}</tool_call>', options={})
+@example(data=None, text='0<tool_call>{"name": "a", "arguments": {"_\n0": null}}</tool_call>', options={})
 def test_agree_on_adversarial_completions(data: st.DataObject | None, text: str, options: dict[str, Any]) -> None:
+    assume(not _known(text))
     count("agree: adversarial completions")
     if data is None:
         assert_engines_agree(text, level="completion", **options)
@@ -87,6 +103,7 @@ def test_agree_on_adversarial_completions(data: st.DataObject | None, text: str,
 @settings(max_examples=examples(300))
 @given(data=st.data(), text=adversarial_texts(), options=OPTIONS)
 def test_agree_on_adversarial_transcripts(data: st.DataObject, text: str, options: dict[str, Any]) -> None:
+    assume(not _known(text))
     count("agree: adversarial transcripts")
     _agree(data, text, "transcript", **options)
 
@@ -94,6 +111,7 @@ def test_agree_on_adversarial_transcripts(data: st.DataObject, text: str, option
 @settings(max_examples=examples(200))
 @given(data=st.data(), text=st.one_of(adversarial_texts(), completions()), level=LEVELS, options=OPTIONS)
 def test_agree_in_strict_mode(data: st.DataObject, text: str, level: str, options: dict[str, Any]) -> None:
+    assume(not _known(text))
     count("agree: strict mode")
     _agree(data, text, level, strict=True, **options)
 
@@ -107,11 +125,9 @@ def test_agree_in_strict_mode(data: st.DataObject, text: str, level: str, option
     options=OPTIONS,
 )
 def test_agree_on_block_cuts(data: st.DataObject, text: str, level: str, limit: int, options: dict[str, Any]) -> None:
-    """max_block_chars cuts (docs/parsing.md §5.4). Events are compared by the named regression test
-    ``test_regression_cut_block_announced_call_events`` below, not here (known engine disagreement)."""
+    """max_block_chars cuts (docs/parsing.md §5.4): results, events and argument deltas agree."""
     count("agree: block cuts")
-    chunks = data.draw(chunkings(text), label="chunks")
-    assert_engines_agree(text, level=level, chunkings=[chunks], max_block_chars=limit, compare_events=False, **options)
+    _agree(data, text, level, max_block_chars=limit, **options)
 
 
 # ---- every chunking of short inputs ---------------------------------------------------------------
@@ -150,6 +166,7 @@ SHORT_PIECES = st.sampled_from([f for f in FRAGMENTS if len(f) <= 6] + ["<tool_c
     level=LEVELS,
 )
 def test_every_chunking_of_generated_short_inputs(text: str, level: str) -> None:
+    assume(not _known(text))
     count("agree: all chunkings, generated ≤12 chars")
     assert_engines_agree(text, level=level, char_by_char=False, chunkings=all_chunkings(text))
 
@@ -158,6 +175,26 @@ def test_every_chunking_of_generated_short_inputs(text: str, level: str) -> None
 
 
 def test_regression_cut_block_announced_call_events() -> None:
-    """A call announced early and then cut by max_block_chars: fed whole, the machine emits no argument
-    delta before the cut; fed char by char it emits '{"' (merged events differ; results agree)."""
+    """A call announced early and then cut by max_block_chars: fed whole, the machine emitted no argument
+    delta before the cut, fed char by char it emitted '{"' (merged events differed; results agreed).
+    Found by the fuzz run of the agreement invariants; fixed in the streaming engine."""
     assert_engines_agree('<tool_call>{"name":"f","arguments":{"a":1}}', level="completion", max_block_chars=26)
+
+
+@pytest.mark.parametrize("level", ["completion", "transcript"])
+def test_regression_backslash_before_control_token(level: str) -> None:
+    """A backslash inside a JSON string right before ``<|im_end|>``: the control token still ends the
+    block (format.md R2, parsing.md §5.3). Found by test_agree_on_adversarial_completions; the grammar
+    engine cuts the call there (HT102, then HT006), the machine took ``\\<`` as an escape and read on."""
+    prefix = "<|im_start|>assistant\n" if level == "transcript" else ""
+    assert_engines_agree(prefix + '<tool_call>{"a": "\\<|im_end|>"}', level=level)
+
+
+def test_regression_raw_newline_in_key_argument_deltas() -> None:
+    """A raw newline inside an argument key (HT204 recovery): the re-serialised arguments differ from the
+    streamed raw text, so delta checks skip recovered calls (found by test_agree_on_adversarial_completions)."""
+    assert_engines_agree('0<tool_call>{"name": "a", "arguments": {"_\n0": null}}</tool_call>', level="completion")
+
+
+def test_known_disagreement_filter_matches_its_regression() -> None:
+    assert _known('x<tool_call>{"a": "\\<|im_end|>"}') and not _known('x<tool_call>{"a": "<|im_end|>"}')

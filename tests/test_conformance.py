@@ -46,7 +46,7 @@ BASE = {"id": "c1", "group": "g", "input": "hi", "why": "R1", "expect": {"conten
 
 
 def _case(**changes: object) -> dict[str, object]:
-    obj = dict(BASE)
+    obj: dict[str, object] = dict(BASE)
     obj.update(changes)
     return obj
 
@@ -197,6 +197,14 @@ def test_run_pass_fail_skip_and_exception() -> None:
     assert echo.groups() == {"g": (1, 1, 1)}
 
 
+def test_cases_with_unsupported_options_are_skipped() -> None:
+    strict = case_from_dict(_case(id="s", options={"strict": True}, expect={"error": True}))
+    lenient = case_from_dict(_case(id="l", options={"strict": False}))
+    limited = FunctionAdapter(name="x", fn=_echo, options=frozenset())
+    assert [r.status for r in run([limited], [strict, lenient])[0].results] == ["skip", "pass"]
+    assert [r.status for r in run([ECHO], [strict, lenient])[0].results] == ["fail", "pass"]
+
+
 def test_streaming_adapter_gets_every_chunking() -> None:
     seen: list[tuple[str, ...]] = []
 
@@ -259,7 +267,8 @@ def test_reports_json_table_markdown(capsys: pytest.CaptureFixture[str]) -> None
     print_tables(reports, console=console)
     text = console.export_text()
     assert "bad" in text and "content 'hi', expected 'x'" in text and "1/2 cases passed (50.0%)" in text
-    assert summary_markdown(reports).splitlines()[-1] == "| **all** | **1/2** |"
+    last = ["| fuzz: generated inputs | 3/3 |", "| **all cases** | **1/2** |"]
+    assert summary_markdown(reports).splitlines()[-2:] == last
 
 
 # ---- adapters and the command line ------------------------------------------------------------------
@@ -273,6 +282,7 @@ def adapter_module(monkeypatch: pytest.MonkeyPatch) -> str:
         return Outcome(content=request.text)
 
     echo.streaming = True  # type: ignore[attr-defined]
+    echo.options = ("strict",)  # type: ignore[attr-defined]
 
     class Factory:
         name = "factory"
@@ -292,7 +302,7 @@ def adapter_module(monkeypatch: pytest.MonkeyPatch) -> str:
 
 def test_load_adapter_kinds(adapter_module: str) -> None:
     fn = load_adapter(f"{adapter_module}:echo")
-    assert (fn.name, fn.streaming) == ("echo", True)
+    assert (fn.name, fn.streaming, getattr(fn, "options", None)) == ("echo", True, frozenset({"strict"}))
     assert load_adapter(f"{adapter_module}:Factory").name == "factory"
     assert load_adapter(f"{adapter_module}:instance").name == "factory"
     for spec, message in [
@@ -311,6 +321,9 @@ def test_cli_runs_a_custom_adapter(adapter_module: str, tmp_path: Path, capsys: 
     out = jsonio.loads(capsys.readouterr().out)
     assert status == 0 and out["ok"] is True and out["adapters"][0]["passed"] == 1
     (tmp_path / "d.jsonl").write_text(jsonio.dumps_spaced(_case(id="x", expect={"content": "no"})) + "\n")
+    args = ["conformance", "--adapter", f"{adapter_module}:echo", "--cases", str(tmp_path)]
+    status = main([*args, "--format", "markdown"])
+    assert status == 1 and capsys.readouterr().out.splitlines()[-1] == "| **all cases** | **1/2** |"
     status = main(["conformance", "--adapter", f"{adapter_module}:echo", "--cases", str(tmp_path), "--failures-only"])
     assert status == 1
     assert "content 'hi', expected 'no'" in capsys.readouterr().out

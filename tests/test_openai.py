@@ -182,3 +182,12 @@ def test_messages_render_like_their_openai_dicts() -> None:
     values = messages_from_openai(wire)
     for dialect in ("hermes", "qwen3", "qwen2.5", "omp"):
         assert render(values, tools=[], dialect=dialect) == render(wire, tools=[], dialect=dialect)
+
+
+def test_open_final_turn_with_only_a_failed_call_is_kept() -> None:
+    bad = InvalidToolCall(id="call_0", raw="<tool_call>{", span=S, code="HT102", message="cut", closed=False)
+    src, turn = _turn("", "assistant", "<tool_call>{", (bad,), closed=False)
+    msgs = transcript_to_messages(Transcript(turns=(turn,), gaps=(), diagnostics=(), source=src))
+    assert msgs == (Message(role="assistant", content=""),)
+    src, prompt = _turn("", "assistant", "", (), closed=False)
+    assert transcript_to_messages(Transcript(turns=(prompt,), gaps=(), diagnostics=(), source=src)) == ()

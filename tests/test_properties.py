@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from hermes_toolcall import jsonio
 from hermes_toolcall.conformance.engines import grammar_parse
 from hermes_toolcall.errors import HermesError
+from hermes_toolcall.model import Completion, Transcript
 from hermes_toolcall.profiles import DIALECTS
 from hermes_toolcall.statemachine import StreamParser
 from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
@@ -51,7 +53,7 @@ _WS = " \t\n\r"
 
 def examples(n: int) -> int:
     """``n`` examples, or the loaded profile's default when larger (the opt-in ``long`` profile)."""
-    return max(n, settings.default.max_examples)
+    return max(n, settings().max_examples)
 
 
 def count(name: str) -> None:
@@ -78,7 +80,7 @@ def test_render_then_stream_round_trip(dialect: str, data: st.DataObject) -> Non
     chunks = data.draw(chunkings(text), label="chunks")
     count("round trip: render → stream")
     _, result = feed_in_chunks({"level": "transcript", "dialect": dialect}, text, chunks)
-    assert not result.errors, result.errors
+    assert isinstance(result, Transcript) and not result.errors, result.errors
     got = [
         (c["function"]["name"], jsonio.loads(c["function"]["arguments"]))
         for m in result.to_openai_messages()
@@ -165,10 +167,11 @@ def test_strict_only_hermes_errors_escape(data: st.DataObject, text: str, level:
     """Strict mode: a result, or a HermesError carrying only error diagnostics; nothing else."""
     chunks = data.draw(chunkings(text), label="chunks")
     count("strict: only HermesError escapes")
-    for run in (
+    runs: list[Callable[[], Completion | Transcript]] = [
         lambda: grammar_parse(text, level=level, strict=True, **options),
         lambda: feed_in_chunks({"level": level, "strict": True, **options}, text, chunks)[1],
-    ):
+    ]
+    for run in runs:
         try:
             result = run()
         except HermesError as exc:

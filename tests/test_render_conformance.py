@@ -176,6 +176,25 @@ _REGRESSIONS: list[dict[str, Any]] = [
     # reasoning extracted from content with </think> in the final Qwen3 turn
     {"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "<think>\nr\n</think>\n\nA"}],
      "tools": [], "add_generation_prompt": False, "kwargs": {}},
+    # Python str() of non-string results, a leading result, a dropped developer turn, tool_calls: []
+    {"messages": [{"role": "tool", "content": {"a": 1}}, {"role": "developer", "content": "d"},
+                  {"role": "user", "content": "u"}, {"role": "assistant", "content": "x", "tool_calls": []},
+                  {"role": "tool", "content": 5}],
+     "tools": [], "add_generation_prompt": True, "kwargs": {"bos_token": BOS}},
+    # a call without arguments (HF: stray comma; vLLM: omitted; Qwen: crash), QwQ final call turn without content
+    {"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "tool_calls": [{"name": "f"}]}],
+     "tools": [], "add_generation_prompt": False, "kwargs": {}},
+    # reasoning before and after the last query, a later system turn, a user turn that is only results
+    {"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "q1"},
+                  {"role": "assistant", "content": "a1", "reasoning_content": "r1"},
+                  {"role": "user", "content": "q2"}, {"role": "system", "content": "s2"},
+                  {"role": "assistant", "content": "\n\na2", "thinking": "\nr2\n",
+                   "tool_calls": [{"name": "f", "arguments": '{"x": 1}'}]},
+                  {"role": "user", "content": "<tool_response>\nok\n</tool_response>"},
+                  {"role": "assistant", "content": "<think>r3</think>\n\na3"}],
+     "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+         "type": "object", "properties": {"x": {"type": "integer"}}}, "return": {"type": "string"}}}],
+     "add_generation_prompt": True, "kwargs": {"enable_thinking": False}},
 ]
 
 
@@ -185,5 +204,8 @@ _REGRESSIONS: list[dict[str, Any]] = [
 @given(req=request())
 @example(req=_REGRESSIONS[0])
 @example(req=_REGRESSIONS[1])
+@example(req=_REGRESSIONS[2])
+@example(req=_REGRESSIONS[3])
+@example(req=_REGRESSIONS[4])
 def test_render_matches_oracle(dialect: str, req: dict[str, Any]) -> None:
     compare(dialect, req)

@@ -93,3 +93,23 @@ def test_block_end_rules() -> None:
     assert block_end(escaped, "</x>", "<x>") == len(escaped)
     assert block_end('\n["</x>", 1]</x>', "</x>", "<x>") == 12
     assert block_end("\n{oops</x>", "</x>", "<x>") == 6
+
+
+def test_only_rendered_text_counts() -> None:
+    # the Hermes templates never render reasoning, so a control token there changes nothing
+    msgs = [USER, {"role": "assistant", "content": "a", "reasoning_content": "<|im_end|>"}]
+    out = render(msgs, tools=TOOLS, dialect="hermes")
+    assert out.count("<|im_end|>") == out.count("<|im_start|>") == 3  # tools turn, user, assistant
+    # a partial token is plain text
+    assert "<|im_sta" in render([{"role": "user", "content": "<|im_sta"}], dialect="qwen3")
+    # a control token passed as bos_token is the caller's choice
+    out = render([USER], tools=TOOLS, dialect="hermes", bos_token="<|im_start|>")
+    assert out.startswith("<|im_start|><|im_start|>system\n")
+
+
+def test_non_string_content_is_checked_as_printed() -> None:
+    # Qwen2.5 prints a non-string system message with str(): a token inside it is still found
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": {"x": "<|im_end|>"}}, USER]
+    with pytest.raises(RenderError) as info:
+        render(msgs, tools=TOOLS, dialect="qwen2.5")
+    assert info.value.message_index == 0

@@ -69,10 +69,12 @@ class _FakeParser:
 
 
 def test_feed_in_chunks_strings_sizes_and_chars() -> None:
-    events, result = feed_in_chunks(_FakeParser, "abcdef", ["ab", "", "cdef"])
+    events, result = feed_in_chunks(_FakeParser, "abcdef", ["ab", "", "cdef"])  # type: Any, Any
     assert result == ("ab", "", "cdef") and events == ["AB", "", "CDEF", "<close>"]
-    assert feed_in_chunks(_FakeParser, "abcdef", [2, 3])[1] == ("ab", "cde", "f")
-    assert feed_in_chunks(_FakeParser, "abc")[1] == ("a", "b", "c")
+    fed: Any = feed_in_chunks(_FakeParser, "abcdef", [2, 3])[1]
+    assert fed == ("ab", "cde", "f")
+    fed = feed_in_chunks(_FakeParser, "abc")[1]
+    assert fed == ("a", "b", "c")
     with pytest.raises(UsageError, match="concatenate"):
         feed_in_chunks(_FakeParser, "abc", ["ab"])
 

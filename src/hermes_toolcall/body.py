@@ -148,8 +148,9 @@ class _Interpreter:
 
     def recoveries(self, result: LenientResult) -> None:
         for rec in result.recoveries:
-            message, action = _RECOVERY_MESSAGES[rec.code]
-            self.emit(rec.code, message, rec.start, rec.end, action=action)
+            if rec.code not in self.codes:
+                message, action = _RECOVERY_MESSAGES[rec.code]
+                self.emit(rec.code, message, rec.start, rec.end, action=action)
 
     def candidates(self, tops: tuple[TopValue, ...]) -> tuple[TopValue, ...]:
         if len(tops) == 1:

@@ -54,6 +54,9 @@ _DQ_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
 _SQ_CHUNK = re.compile(r"[^'\\\x00-\x1f]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?)?")
+_SIMPLE_DQ = re.compile(r'"([^"\\\x00-\x1f]*)"')
+_SIMPLE_SQ = re.compile(r"'([^'\\\x00-\x1f]*)'")
+_SIMPLE_KEY = re.compile(r"""(?:"([^"\\\x00-\x1f]*)"|'([^'\\\x00-\x1f]*)')[ \t\n\r]*:[ \t\n\r]*""")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _JSON_WORDS: dict[str, Any] = {"true": True, "false": False, "null": None}
@@ -136,7 +139,7 @@ class _Reader:
         self.text = text
         self.pos = start
         self.end = end
-        self.recoveries: list[Recovery] = []
+        self.recoveries: list[tuple[str, int, int]] = []
         self.first_name: str | None = None
 
     # -- helpers ---------------------------------------------------------------------------
@@ -155,7 +158,7 @@ class _Reader:
         return _Fail(f"unexpected end of input: {what}", self.end, True)
 
     def _recover(self, code: str, start: int, end: int) -> None:
-        self.recoveries.append(Recovery(code=code, start=start, end=end))
+        self.recoveries.append((code, start, end))
 
     # -- top level -------------------------------------------------------------------------
     def run(self, multiple: bool, prefix: bool) -> tuple[TopValue, ...]:
@@ -244,28 +247,20 @@ class _Reader:
         if self._peek() == "}":
             self.pos += 1
             return obj, members
+        text = self.text
         while True:
             self._ws()
             key_start = self.pos
-            c = self._peek()
-            if c == '"':
-                key = self._dq_string()
-            elif c == "'":
-                key = self._sq_string()
-            elif not c:
-                raise self._eof("expected a string key")
+            m = _SIMPLE_KEY.match(text, key_start, self.end)
+            if m is not None:  # a key without escapes, its colon and the ws around it, in one match
+                if m.group(1) is not None:
+                    key, key_end = m.group(1), m.end(1) + 1
+                else:
+                    key, key_end = m.group(2), m.end(2) + 1
+                    self._recover(PYTHON_LITERAL, key_start, key_end)
+                self.pos = value_start = m.end()
             else:
-                raise self._fail("expected a string key in double quotes")
-            key_end = self.pos
-            self._ws()
-            c = self._peek()
-            if c != ":":
-                if not c:
-                    raise self._eof("expected ':' after object key")
-                raise self._fail("expected ':' after object key")
-            self.pos += 1
-            self._ws()
-            value_start = self.pos
+                key, key_end, value_start = self._slow_key(key_start)
             value = self._value(depth + 1)
             obj[key] = value
             if record:
@@ -276,6 +271,28 @@ class _Reader:
                     self.first_name = value
             if self._after_element("}"):
                 return obj, members
+
+    def _slow_key(self, key_start: int) -> tuple[str, int, int]:
+        """Read a key with escapes (or report what is wrong), then its colon; return key, key end, value start."""
+        c = self._peek()
+        if c == '"':
+            key = self._dq_string()
+        elif c == "'":
+            key = self._sq_string()
+        elif not c:
+            raise self._eof("expected a string key")
+        else:
+            raise self._fail("expected a string key in double quotes")
+        key_end = self.pos
+        self._ws()
+        c = self._peek()
+        if c != ":":
+            if not c:
+                raise self._eof("expected ':' after object key")
+            raise self._fail("expected ':' after object key")
+        self.pos += 1
+        self._ws()
+        return key, key_end, self.pos
 
     def _array(self, depth: int) -> list[Any]:
         if depth > MAX_DEPTH:
@@ -343,6 +360,10 @@ class _Reader:
 
     def _dq_string(self) -> str:
         text, end = self.text, self.end
+        m = _SIMPLE_DQ.match(text, self.pos, end)
+        if m is not None:
+            self.pos = m.end()
+            return m.group(1)
         pos = self.pos + 1
         parts: list[str] = []
         while True:
@@ -366,6 +387,11 @@ class _Reader:
     def _sq_string(self) -> str:
         text, end = self.text, self.end
         start = self.pos
+        m = _SIMPLE_SQ.match(text, start, end)
+        if m is not None:
+            self.pos = m.end()
+            self._recover(PYTHON_LITERAL, start, self.pos)
+            return m.group(1)
         pos = start + 1
         parts: list[str] = []
         while True:
@@ -476,7 +502,7 @@ def scan(
     except RecursionError:
         err = LenientError(message="nesting too deep", position=reader.pos, truncated=False)
         return LenientResult(values=(), recoveries=(), error=err, first_name=reader.first_name)
-    recoveries = tuple(sorted(reader.recoveries, key=lambda r: r.start))
+    recoveries = tuple(Recovery(code=c, start=s, end=e) for c, s, e in sorted(reader.recoveries, key=lambda r: r[1]))
     return LenientResult(values=values, recoveries=recoveries, error=None, first_name=reader.first_name)
 
 

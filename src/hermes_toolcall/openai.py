@@ -14,6 +14,7 @@ from .jsonio import dumps_spaced
 from .model import (
     Completion,
     FunctionCall,
+    InvalidToolCall,
     Message,
     Part,
     Reasoning,
@@ -128,7 +129,8 @@ def transcript_to_messages(t: Transcript) -> tuple[Message, ...]:
         role = turn.role
         if role == "assistant":
             content, reasoning, calls = _assistant_fields(turn.parts)
-            if n == last and turn.end is None and not content and not calls and reasoning is None:
+            if (n == last and turn.end is None and not content and not calls and reasoning is None
+                    and not any(isinstance(p, InvalidToolCall) for p in turn.parts)):
                 continue  # a generation prompt
             if calls:
                 pending = [c.id for c in calls]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from .. import jsonio
 from ..conformance import default_cases_dir, load_adapter, load_cases, run
-from ..conformance.report import print_tables, reports_json
+from ..conformance.report import print_tables, reports_json, summary_markdown
 
 __all__ = ["register"]
 
@@ -34,7 +35,12 @@ def register(subparsers: Any) -> None:
         "--fuzz", type=int, default=0, metavar="N", help="also check N generated inputs for chunking invariance"
     )
     p.add_argument("--seed", type=int, default=0, help="fuzz seed (default 0)")
-    p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "markdown"),
+        default="table",
+        help="output: rich tables (default), JSON, or a Markdown score table per group",
+    )
     p.add_argument("--failures-only", action="store_true", help="table: list only failing and skipped cases")
     p.add_argument("--group", action="append", metavar="NAME", help="run only these groups (repeatable)")
     p.set_defaults(func=_run)
@@ -44,10 +50,14 @@ def _run(args: argparse.Namespace) -> int:
     cases = load_cases(args.cases or default_cases_dir())
     if args.group:
         cases = tuple(c for c in cases if c.group in args.group)
+    if os.getcwd() not in sys.path:  # adapters are usually modules of the project being tested
+        sys.path.insert(0, os.getcwd())
     adapters = [load_adapter(spec) for spec in (args.adapter or DEFAULT_ADAPTERS)]
     reports = run(adapters, cases, fuzz=max(args.fuzz, 0), seed=args.seed)
     if args.format == "json":
         sys.stdout.write(jsonio.dumps_spaced(reports_json(reports)) + "\n")
+    elif args.format == "markdown":
+        sys.stdout.write(summary_markdown(reports) + "\n")
     else:
         print_tables(reports, show_passing=not args.failures_only)
     return 0 if all(r.ok for r in reports) else 1

@@ -85,7 +85,10 @@ def add_parse_options(p: argparse.ArgumentParser, *, dialect_flag: str = "--dial
     """The parse options shared by ``parse`` and ``convert``."""
     if dialect_flag:
         p.add_argument(
-            dialect_flag, dest="dialect", default="hermes", choices=(*sorted(DIALECTS), "auto"),
+            dialect_flag,
+            dest="dialect",
+            default="hermes",
+            choices=(*sorted(DIALECTS), "auto"),
             help="dialect of the input (default: hermes; auto = detect it)",
         )
     p.add_argument("--strict", action="store_true", help="no recoveries; exit 1 when errors are found")
@@ -130,7 +133,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--completion", action="store_true", help="the input is a completion, not a transcript")
     p.add_argument(
-        "--format", choices=("json", "openai"), default="json",
+        "--format",
+        choices=("json", "openai"),
+        default="json",
         help="json: every part with spans; openai: the OpenAI message(s)",
     )
     add_parse_options(p)

@@ -86,7 +86,9 @@ class Adapter(Protocol):
     """A parser under test.
 
     ``streaming`` adapters consume ``request.chunks`` (the runner also feeds them one character at
-    a time); ``levels`` lists the levels the parser reads (cases of other levels are skipped).
+    a time); ``levels`` lists the levels the parser reads (cases of other levels are skipped). An
+    adapter may also have an ``options`` attribute: the parse options it honours (cases that set
+    another option are skipped); without it, every option is assumed supported.
     """
 
     @property
@@ -122,6 +124,7 @@ class FunctionAdapter:
     fn: Callable[[Request], Outcome]
     streaming: bool = False
     levels: frozenset[str] = frozenset({"completion"})
+    options: frozenset[str] | None = None
 
     def run(self, request: Request) -> Outcome:
         """Call the wrapped function."""
@@ -132,7 +135,8 @@ def load_adapter(spec: str) -> Adapter:
     """Import an adapter named ``module:attribute``.
 
     The attribute is an adapter object, a zero-argument factory returning one (a class, say), or a
-    plain function ``Request -> Outcome`` (wrapped; it may set ``streaming``/``levels`` attributes).
+    plain function ``Request -> Outcome`` (wrapped; it may set ``adapter_name``, ``streaming``,
+    ``levels`` and ``options`` attributes).
 
     Args:
         spec: ``package.module:name``.
@@ -170,5 +174,6 @@ def load_adapter(spec: str) -> Adapter:
             fn=obj,
             streaming=bool(getattr(obj, "streaming", False)),
             levels=frozenset(getattr(obj, "levels", ("completion",))),
+            options=frozenset(obj.options) if hasattr(obj, "options") else None,
         )
     raise ConformanceError(f"adapter {spec!r}: not an adapter, a factory or a function")

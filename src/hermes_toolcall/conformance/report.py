@@ -40,7 +40,10 @@ def print_tables(reports: Sequence[Report], *, console: Console | None = None, s
                 continue
             detail = "; ".join(r.failures[:3]) + (" …" if len(r.failures) > 3 else "")
             cases.add_row(r.case_id, r.group, f"[{_STYLE[r.status]}]{r.status}[/]", detail)
-        out.print(cases)
+        if cases.row_count:
+            out.print(cases)
+        else:
+            out.print(f"conformance: {report.adapter}: no failing or skipped case")
         groups = Table(title=f"groups: {report.adapter}")
         for column in ("group", "passed", "failed", "skipped"):
             groups.add_column(column, justify="left" if column == "group" else "right")
@@ -78,7 +81,12 @@ def summary_markdown(reports: Sequence[Report]) -> str:
             p, f, s = report.groups().get(g, (0, 0, 0))
             cells.append(f" {p}/{p + f}" + (f" ({s} skipped)" if s else "") + " |")
         rows.append(f"| {g} |" + "".join(cells))
+    if any(r.fuzz is not None for r in reports):
+        fuzz_cells = [
+            f" {fz.total - len(fz.failures)}/{fz.total} |" if (fz := r.fuzz) is not None else " – |" for r in reports
+        ]
+        rows.append("| fuzz: generated inputs |" + "".join(fuzz_cells))
     if reports:
         total = "".join(f" **{r.passed}/{r.passed + r.failed}** |" for r in reports)
-        rows.append("| **all** |" + total)
+        rows.append("| **all cases** |" + total)
     return "\n".join(rows)

@@ -181,7 +181,9 @@ def _variants(case: Case, adapter: Adapter, char_by_char: bool) -> list[tuple[st
 
 def run_case(adapter: Adapter, case: Case, *, char_by_char: bool = True) -> CaseResult:
     """Run one case on one adapter (every chunking variant for a streaming adapter)."""
-    if case.level not in adapter.levels:
+    supported = getattr(adapter, "options", None)
+    unsupported = supported is not None and any(v and k not in supported for k, v in case.options.items())
+    if case.level not in adapter.levels or unsupported:
         return CaseResult(case_id=case.id, group=case.group, status="skip", why=case.why)
     failures: list[str] = []
     for label, chunks in _variants(case, adapter, char_by_char):

@@ -10,6 +10,7 @@ via ``body.py``), call ids and indices, and the diagnostics.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import diagnostics
@@ -95,6 +96,7 @@ class _Builder:
         self.opts = options
         self.level = level  # "t" (transcript) or "c" (completion)
         self.index = LineIndex(source)
+        self.span: Callable[[int, int], Span] = self.index.span  # hot: one span per part, header, end
         self.diags: list[Diagnostic] = []
         self.ordinal = 0
         self.stopped_at: int | None = None
@@ -128,9 +130,6 @@ class _Builder:
         self.load(rule, cut)
 
     # ------------------------------------------------------------------ helpers
-    def span(self, start: int, end: int) -> Span:
-        return self.index.span(start, end)
-
     def diag(self, code: str, message: str, start: int, end: int, hint: str | None = None) -> None:
         self.diags.append(diagnostics.make(code, message, self.span(start, end), strict=self.opts.strict, hint=hint))
 

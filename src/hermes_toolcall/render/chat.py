@@ -211,13 +211,6 @@ def _qwen3_assistant(ctx: _Ctx, m: Mapping[str, Any], i: int, last_query: int) -
     return "<|im_start|>assistant\n" + content, content
 
 
-def _qwq_content(ctx: _Ctx, m: Mapping[str, Any], i: int) -> Any:
-    content = m.get("content", MISSING)
-    if i != len(ctx.messages) - 1:
-        content = require_str(content, ctx.template, "assistant content", i).split("</think>")[-1].lstrip("\n")
-    return content
-
-
 def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any) -> tuple[list[str], int]:
     p = ctx.profile
     msgs = ctx.messages
@@ -243,6 +236,8 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
     last = len(msgs) - 1
     roles = [m.get("role") for m in msgs]
     append = out.append
+    guard = ctx.guard
+    qwq = p.reasoning == "qwq"
     for i, m in enumerate(msgs):
         role = roles[i]
         if role == "user" or (role == "system" and i != 0):
@@ -259,7 +254,13 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                 append(head)
                 sep = bool(content)
             else:
-                content = _qwq_content(ctx, m, i) if p.reasoning == "qwq" else m.get("content", MISSING)
+                content = m.get("content", MISSING)
+                if qwq and i != last:
+                    if type(content) is not str:
+                        content = require_str(content, ctx.template, "assistant content", i)
+                    if "</think>" in content:
+                        content = content.split("</think>")[-1]
+                    content = content.lstrip("\n")
                 if not has_calls:
                     if type(content) is not str:
                         content = require_str(content, ctx.template, "assistant content", i)
@@ -279,7 +280,11 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             if i == 0 or roles[i - 1] != "tool":
                 append("<|im_start|>user")
                 n += 1
-            append("\n" + _result(ctx, m, i))
+            content = m.get("content")
+            if type(content) is str and not (guard and ("<" in content or "\\" in content or content.count('"') % 2)):
+                append("\n<tool_response>\n" + content + "\n</tool_response>")  # the common case of _result
+            else:
+                append("\n" + _result(ctx, m, i))
             if i == last or roles[i + 1] != "tool":
                 append("<|im_end|>\n")
                 n += 1

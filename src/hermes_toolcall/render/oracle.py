@@ -13,9 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import HermesError, RenderError
+from ..errors import HermesError, RenderError, UsageError
+from ..profiles import DialectProfile, get_profile
 
-__all__ = ["OracleCrash", "oracle_render", "template_path"]
+__all__ = ["OracleCrash", "oracle_render", "oracle_render_dialect", "template_path"]
 
 _TEMPLATES = Path(__file__).resolve().parents[3].parent / "shared" / "conformance" / "templates"
 
@@ -116,3 +117,36 @@ def oracle_render(
             raise OracleCrash(f"the template cannot render this input: {type(exc).__name__}: {exc}") from exc
         raise
     return result
+
+
+def oracle_render_dialect(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    dialect: str | DialectProfile = "hermes",
+    add_generation_prompt: bool = False,
+    templates: str | Path | None = None,
+    **kwargs: Any,
+) -> str:
+    """Render with the dialect's official template (the reference ``render`` is compared against).
+
+    Special tokens (``bos_token`` …) and template options pass as keyword arguments, as for ``render``.
+
+    Raises:
+        UsageError: the dialect has no template (omp) or the template file is absent.
+        OracleCrash: the template raised.
+
+    >>> oracle_render_dialect([{"role": "user", "content": "Hi"}], dialect="qwen3")
+    '<|im_start|>user\\nHi<|im_end|>\\n'
+    """
+    profile = get_profile(dialect)
+    if profile.template is None:
+        raise UsageError(f"dialect {profile.name!r} has no Jinja template")
+    path = template_path(profile.template, templates)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the {profile.name} template {path}: {exc}") from exc
+    names = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+    tokens = {k: kwargs.pop(k) for k in names if k in kwargs}
+    return oracle_render(source, messages, tools, add_generation_prompt, tokens, **kwargs)

@@ -1,0 +1,252 @@
+"""Streaming benchmark: hermes-toolcall's StreamParser beside the re-parse-on-every-delta baseline.
+
+    .venv/bin/python bench/stream.py            # all workloads
+    .venv/bin/python bench/stream.py --quick    # smaller inputs (smoke run)
+
+The baseline is what current servers do (vLLM / SGLang hermes parsers): on every delta, append it to
+the buffer of the current message, re-scan the whole buffer with a regex for ``<tool_call>`` blocks,
+heal the last (partial) JSON body by closing its open strings and brackets, decode it, and diff the
+arguments against what was sent. Both run in this process, on the same chunks; figures are best-of-N
+wall times and ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from hermes_toolcall import jsonio  # noqa: E402
+from hermes_toolcall.ids import sequential_ids  # noqa: E402
+from hermes_toolcall.statemachine import StreamParser  # noqa: E402
+from hermes_toolcall.statemachine.table import NEXT, State, Trigger, build_machine  # noqa: E402
+
+# ---------------------------------------------------------------------------------------------- baseline
+
+_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+_PARTIAL_TAIL = re.compile(r"(?:,|:|\s|-|\d+\.?|t|tr|tru|f|fa|fal|fals|n|nu|nul)*$")
+_MARKERS = ("<tool_call>", "</tool_call>")
+
+
+def heal(body: str) -> object:
+    """Close what a truncated JSON text left open (partial-JSON parsing) and decode it; None if hopeless."""
+    stack: list[str] = []
+    text = body
+    for m in _TOKENS.finditer(body):
+        tok = m.group()
+        if tok == "{":
+            stack.append("}")
+        elif tok == "[":
+            stack.append("]")
+        elif tok in "}]":
+            if stack:
+                stack.pop()
+        elif len(tok) == 1 or not tok.endswith('"') or (tok.endswith('\\"') and not tok.endswith('\\\\"')):
+            text = text + '"'  # an open string at the end
+    text = _PARTIAL_TAIL.sub("", text) if not text.endswith('"') else text
+    return jsonio.loads_or_none(text + "".join(reversed(stack)))
+
+
+class Baseline:
+    """Re-parse the current message on every delta (the strategy of today's servers)."""
+
+    def __init__(self) -> None:
+        self.buffer = ""
+        self.sent_text = 0
+        self.sent_args: list[str] = []
+
+    def feed(self, delta: str) -> int:
+        """Returns the number of deltas produced (text + argument pieces)."""
+        produced = 0
+        pieces = delta.split("<|im_start|>")
+        if len(pieces) > 1:  # a new message: the server would start a new request
+            self.__init__()  # type: ignore[misc]
+            delta = pieces[-1]
+        self.buffer += delta
+        buf = self.buffer
+        first = buf.find("<tool_call>")
+        text_end = len(buf) if first < 0 else first
+        for marker in _MARKERS:  # hold back a partial tag at the end of the text
+            for k in range(len(marker) - 1, 0, -1):
+                if buf.endswith(marker[:k], 0, text_end):
+                    text_end = min(text_end, len(buf) - k)
+                    break
+        if text_end > self.sent_text:
+            self.sent_text = text_end
+            produced += 1
+        for i, m in enumerate(_CALL.finditer(buf)):
+            obj = heal(m.group(1))
+            if not isinstance(obj, dict) or not isinstance(obj.get("arguments"), dict):
+                continue
+            args = jsonio.dumps_spaced(obj["arguments"])
+            if i == len(self.sent_args):
+                self.sent_args.append("")
+            prev = self.sent_args[i]
+            common = 0
+            while common < min(len(prev), len(args)) and prev[common] == args[common]:
+                common += 1
+            if len(args) > common:
+                self.sent_args[i] = args
+                produced += 1
+        return produced
+
+
+# ---------------------------------------------------------------------------------------------- workloads
+
+
+def mixed_transcript(size: int) -> str:
+    """A transcript of about ``size`` characters: system + tools, user, assistant with reasoning,
+    prose and calls, tool results, in a loop."""
+    tools = "\n".join(
+        jsonio.dumps_spaced({"type": "function", "function": {"name": f"tool_{i}", "parameters": {"type": "object"}}})
+        for i in range(8)
+    )
+    system = f"<|im_start|>system\nYou are a function calling AI model.\n<tools>\n{tools}\n</tools><|im_end|>\n"
+    parts = [system]
+    total = len(system)
+    n = 0
+    while total < size:
+        args = {"city": f"City {n}", "days": n % 7, "notes": "x" * (n % 50), "nested": {"a": [1, 2, {"b": None}]}}
+        turn = (
+            f"<|im_start|>user\nWhat is the weather in city {n}? Please check and explain.<|im_end|>\n"
+            f"<|im_start|>assistant\n<think>\nThe user asks about city {n}; I should call the tool.\n</think>\n\n"
+            f"Let me check that for you.\n<tool_call>\n{jsonio.dumps_spaced({'name': 'tool_1', 'arguments': args})}"
+            f"\n</tool_call><|im_end|>\n"
+            f"<|im_start|>tool\n<tool_response>\n{jsonio.dumps_spaced({'temp': n, 'sky': 'clear'})}\n"
+            f"</tool_response><|im_end|>\n"
+            f"<|im_start|>assistant\nIt is {n} degrees and clear in city {n}. " + "Some more prose. " * 5 + "<|im_end|>\n"
+        )
+        parts.append(turn)
+        total += len(turn)
+        n += 1
+    return "".join(parts)
+
+
+def big_call(arg_chars: int) -> str:
+    """One completion holding one call whose ``content`` argument has ``arg_chars`` characters."""
+    line = 'def f(x):\n    return {"k": [x, "y"]}  # comment \\ with "quotes"\n'
+    content = (line * (arg_chars // len(line) + 1))[:arg_chars]
+    body = jsonio.dumps_spaced({"name": "write_file", "arguments": {"path": "a.py", "content": content}})
+    return f"I'll write the file.\n<tool_call>\n{body}\n</tool_call>"
+
+
+def chunk(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+# ---------------------------------------------------------------------------------------------- timing
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def run_parser(chunks: Sequence[str], level: str, stream_arguments: bool = False) -> Callable[[], object]:
+    def go() -> object:
+        parser = StreamParser(level=level, ids=sequential_ids(), stream_arguments=stream_arguments)  # type: ignore[arg-type]
+        feed = parser.feed
+        for c in chunks:
+            feed(c)
+        parser.close()
+        return parser.result()
+
+    return go
+
+
+def run_baseline(chunks: Sequence[str]) -> Callable[[], object]:
+    def go() -> object:
+        b = Baseline()
+        return sum(b.feed(c) for c in chunks)
+
+    return go
+
+
+def machine_costs() -> dict[str, float]:
+    """Per-trigger and per-construction cost of the ``transitions`` machine vs the derived table."""
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(50):
+        build_machine()
+    construct = (time.perf_counter() - t0) / 50
+    machine, model = build_machine(State.ASSISTANT)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        model.trigger("open_call")  # type: ignore[attr-defined]
+        model.trigger("close_call")  # type: ignore[attr-defined]
+    trigger = (time.perf_counter() - t0) / (2 * n)
+    state = State.ASSISTANT
+    t0 = time.perf_counter()
+    for _ in range(n):
+        state = NEXT[(state, Trigger.OPEN_CALL)]
+        state = NEXT[(state, Trigger.CLOSE_CALL)]
+    lookup = (time.perf_counter() - t0) / (2 * n)
+    return {"construct_us": construct * 1e6, "trigger_us": trigger * 1e6, "lookup_us": lookup * 1e6}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="smaller inputs")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    size = 100_000 if args.quick else 1_000_000
+    rep = args.repeat
+
+    costs = machine_costs()
+    print(
+        f"transitions: construct {costs['construct_us']:.0f} µs, trigger {costs['trigger_us']:.2f} µs; "
+        f"derived table lookup {costs['lookup_us']:.3f} µs"
+    )
+
+    text = mixed_transcript(size)
+    print(f"\nmixed transcript: {len(text):,} chars")
+    for csize in (4, 64):
+        chunks = chunk(text, csize)
+        ours = best(run_parser(chunks, "transcript"), rep)
+        base = best(run_baseline(chunks), rep)
+        print(
+            f"  {csize:>2}-char chunks ({len(chunks):,}): StreamParser {ours * 1e3:8.1f} ms "
+            f"({ours / len(chunks) * 1e6:.2f} µs/chunk)   baseline {base * 1e3:9.1f} ms   ratio {base / ours:6.1f}x"
+        )
+
+    small = mixed_transcript(size // 10)
+    t_small = best(run_parser(chunk(small, 4), "transcript"), rep)
+    t_big = best(run_parser(chunk(text, 4), "transcript"), rep)
+    print(
+        f"  linearity: {len(small):,} chars {t_small * 1e3:.1f} ms, {len(text):,} chars {t_big * 1e3:.1f} ms: "
+        f"{len(text) / len(small):.1f}x input -> {t_big / t_small:.2f}x time"
+    )
+
+    print("\none call, 4-char chunks")
+    times = {}
+    for arg_chars in (10_000, 100_000):
+        call_text = big_call(arg_chars)
+        chunks = chunk(call_text, 4)
+        for sa in (False, True):
+            t = best(run_parser(chunks, "completion", stream_arguments=sa), rep)
+            times[(arg_chars, sa)] = t
+        base = best(run_baseline(chunks), 1)
+        print(
+            f"  {arg_chars // 1000:>3} KB arguments ({len(chunks):,} chunks): StreamParser {times[(arg_chars, False)] * 1e3:7.1f} ms, "
+            f"with stream_arguments {times[(arg_chars, True)] * 1e3:7.1f} ms   baseline {base * 1e3:9.1f} ms   "
+            f"ratio {base / times[(arg_chars, True)]:6.1f}x"
+        )
+    print(
+        f"  linearity: 10x arguments -> {times[(100_000, False)] / times[(10_000, False)]:.2f}x time "
+        f"({times[(100_000, True)] / times[(10_000, True)]:.2f}x with stream_arguments)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
