@@ -64,11 +64,12 @@ class Baseline:
     def feed(self, delta: str) -> int:
         """Returns the number of deltas produced (text + argument pieces)."""
         produced = 0
-        pieces = delta.split("<|im_start|>")
-        if len(pieces) > 1:  # a new message: the server would start a new request
-            self.__init__()  # type: ignore[misc]
-            delta = pieces[-1]
         self.buffer += delta
+        start = self.buffer.rfind("<|im_start|>", max(0, len(self.buffer) - len(delta) - 12))
+        if start >= 0:  # a new message: the server would start a new request
+            rest = self.buffer[start:]
+            self.__init__()  # type: ignore[misc]
+            self.buffer = rest
         buf = self.buffer
         first = buf.find("<tool_call>")
         text_end = len(buf) if first < 0 else first

@@ -90,12 +90,11 @@ def test_rendered_transcripts_agree_for_any_chunking(data: Any, text: str) -> No
     check(text, data.draw(chunkings(text)), "transcript", {})
 
 
-SHORT = [
-    '<tool_call>{"a":"<"}',
-    "a<think>b</think>",
-    "x</tool_call><|im_end|> ",
-    "<|im_start|>user\nhi",
-    '<tool_call>["\\"]',
+SHORT = [  # all 2**(n-1) chunkings each: keep them short
+    '<think>"\\',
+    "a</think>b",
+    "<tools>x<|",
+    '{"<tool_',
 ]
 
 

@@ -165,15 +165,23 @@ def test_deferred_calls_accumulate_exactly_for_any_input(data: Any, text: str, c
 @pytest.mark.parametrize(
     "text",
     [
-        '<tool_call>{"name":"f","arguments":{}}</tool_call>',
-        "<think>\nx\n</think>\n\nok",
+        "<think>\nx\n\n",
+        "\n\nok \n",
         " a\n",
     ],
 )
 def test_all_splits_of_short_inputs_accumulate_to_the_message(text: str) -> None:
-    for chunks in all_chunkings(text):
+    for chunks in all_chunkings(text):  # 2**(len-1) chunkings: keep the inputs short
         result, out = run(chunks, stream_arguments=True)
         assert_accumulates(result, out)
+
+
+def test_every_two_way_split_of_a_call_accumulates_to_the_message() -> None:
+    text = '<think>\nok\n</think>\n\nSure. <tool_call>{"name":"f","arguments":{"a":[1,{"b":"}"}]}}</tool_call>\n'
+    for cut in range(1, len(text)):
+        result, out = run([text[:cut], text[cut:]], stream_arguments=True)
+        assert_accumulates(result, out)
+        ids_and_names_once(out)
 
 
 def test_first_delta_of_a_call_carries_id_type_name_and_index_counts_valid_calls() -> None:

@@ -348,13 +348,15 @@ def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBo
         return CallBody(calls=(call,), issues=(), failure=None, name=call.name)
     lead = len(inner) - len(inner.lstrip(_WS))
     end = lead + len(text)
-    try:
-        if text.startswith(_PYTHON_OPENERS):
-            raise DecodeError("a Python literal is not JSON")
-        value = jsonio.loads(text)
-    except DecodeError:
-        pass
-    else:
+    value: Any = None
+    strict_json = False
+    if not text.startswith(_PYTHON_OPENERS):
+        try:
+            value = jsonio.loads(text)
+            strict_json = True
+        except DecodeError:
+            pass
+    if strict_json:
         spans = scan(inner, lead, end)
         if spans.error is None and not spans.recoveries:
             return _interpret(inner, spans.values, None, strict=strict, raw_json=True)

@@ -9,6 +9,7 @@ for hot paths where only validity matters.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -27,10 +28,11 @@ def loads(text: str) -> Any:
     >>> loads('{"a": [1, true, null]}')
     {'a': [1, True, None]}
     """
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass  # orjson also rejects valid JSON it cannot represent (huge ints, lone surrogates)
+    if _LONG_DIGITS(text) is None:  # orjson turns integers beyond 64 bits into floats: let json keep them
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # orjson also rejects valid JSON it cannot represent (lone surrogates)
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -39,6 +41,9 @@ def loads(text: str) -> Any:
         raise DecodeError(str(exc), -1) from exc
     except RecursionError as exc:
         raise DecodeError("JSON nested too deeply", -1) from exc
+
+
+_LONG_DIGITS = re.compile(r"\d{19}").search
 
 
 def loads_or_none(text: str) -> Any:
