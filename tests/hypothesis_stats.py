@@ -1,7 +1,8 @@
 """A pytest plugin that counts the examples each hypothesis property ran and prints a summary.
 
-Property tests call ``count("property name")`` once per example; the summary table is printed at
-the end of the session (and written as JSON to ``$HYPOTHESIS_STATS_FILE`` when that is set).
+Property tests call ``count("property name")`` at the end of each example (so only examples that ran
+to completion are counted, not ones hypothesis discarded); the summary table is printed at the end of
+the session (and written as JSON to ``$HYPOTHESIS_STATS_FILE`` when that is set).
 Test modules register it with ``pytest_plugins = ["hypothesis_stats"]``.
 """
 

@@ -73,9 +73,9 @@ def _agree(data: st.DataObject, text: str, level: str, **options: Any) -> None:
 @given(data=st.data())
 def test_agree_on_generated_completions(dialect: str, data: st.DataObject) -> None:
     text = data.draw(completions(dialect), label="text")
-    count("agree: generated completions")
     options = {**data.draw(OPTIONS, label="options"), "dialect": dialect}
     _agree(data, text, "completion", **options)
+    count("agree: generated completions")
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
@@ -83,8 +83,8 @@ def test_agree_on_generated_completions(dialect: str, data: st.DataObject) -> No
 @given(data=st.data())
 def test_agree_on_rendered_transcripts(dialect: str, data: st.DataObject) -> None:
     text = data.draw(rendered_transcripts(dialect), label="text")
-    count("agree: rendered transcripts")
     _agree(data, text, "transcript", dialect=dialect)
+    count("agree: rendered transcripts")
 
 
 @settings(max_examples=examples(500))
@@ -93,27 +93,27 @@ def test_agree_on_rendered_transcripts(dialect: str, data: st.DataObject) -> Non
 @example(data=None, text='0<tool_call>{"name": "a", "arguments": {"_\n0": null}}</tool_call>', options={})
 def test_agree_on_adversarial_completions(data: st.DataObject | None, text: str, options: dict[str, Any]) -> None:
     assume(not _known(text))
-    count("agree: adversarial completions")
     if data is None:
         assert_engines_agree(text, level="completion", **options)
     else:
         _agree(data, text, "completion", **options)
+    count("agree: adversarial completions")
 
 
 @settings(max_examples=examples(300))
 @given(data=st.data(), text=adversarial_texts(), options=OPTIONS)
 def test_agree_on_adversarial_transcripts(data: st.DataObject, text: str, options: dict[str, Any]) -> None:
     assume(not _known(text))
-    count("agree: adversarial transcripts")
     _agree(data, text, "transcript", **options)
+    count("agree: adversarial transcripts")
 
 
 @settings(max_examples=examples(200))
 @given(data=st.data(), text=st.one_of(adversarial_texts(), completions()), level=LEVELS, options=OPTIONS)
 def test_agree_in_strict_mode(data: st.DataObject, text: str, level: str, options: dict[str, Any]) -> None:
     assume(not _known(text))
-    count("agree: strict mode")
     _agree(data, text, level, strict=True, **options)
+    count("agree: strict mode")
 
 
 @settings(max_examples=examples(150))
@@ -126,8 +126,8 @@ def test_agree_in_strict_mode(data: st.DataObject, text: str, level: str, option
 )
 def test_agree_on_block_cuts(data: st.DataObject, text: str, level: str, limit: int, options: dict[str, Any]) -> None:
     """max_block_chars cuts (docs/parsing.md §5.4): results, events and argument deltas agree."""
-    count("agree: block cuts")
     _agree(data, text, level, max_block_chars=limit, **options)
+    count("agree: block cuts")
 
 
 # ---- every chunking of short inputs ---------------------------------------------------------------
@@ -153,8 +153,8 @@ SHORT_INPUTS = [
 @pytest.mark.parametrize("level", ["completion", "transcript"])
 @pytest.mark.parametrize("text", [t[:12] for t in SHORT_INPUTS])
 def test_every_chunking_of_short_inputs(text: str, level: str) -> None:
-    count("agree: all chunkings, curated ≤12 chars")
     assert_engines_agree(text, level=level, char_by_char=False, chunkings=all_chunkings(text))
+    count("agree: all chunkings, curated ≤12 chars")
 
 
 SHORT_PIECES = st.sampled_from([f for f in FRAGMENTS if len(f) <= 6] + ["<tool_call>", "</think>", "<think>", "{}"])
@@ -167,8 +167,8 @@ SHORT_PIECES = st.sampled_from([f for f in FRAGMENTS if len(f) <= 6] + ["<tool_c
 )
 def test_every_chunking_of_generated_short_inputs(text: str, level: str) -> None:
     assume(not _known(text))
-    count("agree: all chunkings, generated ≤12 chars")
     assert_engines_agree(text, level=level, char_by_char=False, chunkings=all_chunkings(text))
+    count("agree: all chunkings, generated ≤12 chars")
 
 
 # ---- regressions found by the properties ---------------------------------------------------------------

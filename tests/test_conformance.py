@@ -332,3 +332,13 @@ def test_cli_runs_a_custom_adapter(adapter_module: str, tmp_path: Path, capsys: 
 def test_cli_bad_cases_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["conformance", "--cases", str(tmp_path / "none")]) == 2
     assert "no conformance cases" in capsys.readouterr().err
+
+
+def test_real_command_line_runs_our_engines_on_one_group(capsys: pytest.CaptureFixture[str]) -> None:
+    from hermes_toolcall.cli import main as real_main
+
+    status = real_main(["conformance", "--group", "R3 string-aware", "--format", "json"])
+    out = jsonio.loads(capsys.readouterr().out)
+    assert [a["adapter"] for a in out["adapters"]] == ["grammar", "machine"]
+    assert all(a["passed"] >= 9 and a["skipped"] == 0 for a in out["adapters"])
+    assert status == (0 if out["ok"] else 1)

@@ -139,6 +139,7 @@ def test_completion_lenient_never_raises_and_partitions(text: str, which: int) -
 @given(text=any_text, which=st.integers(0, len(OPTION_SETS) - 1))
 @example(text="<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", which=0)
 @example(text="<|im_end|>", which=0)  # regression: a lone <|im_end|> was lexed as a turn end, not a gap
+@example(text="<|im_end|><|im_start|>", which=5)  # regression: a *_LINK opened the first turn
 @example(text="x<|im_end|><|im_start|>foo<|im_start|>assistant\n<tool_response>z", which=2)
 @example(text="<|im_start|>tool\n<tool_response>abcdefgh</tool_response><|im_end|>", which=3)
 @example(text="<|im_start|>system\n<tools>abcdefgh</tools><|im_end|>", which=3)

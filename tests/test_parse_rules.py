@@ -134,6 +134,21 @@ def test_format_qwen_results_folded_into_user_turn() -> None:
     assert [p.content for p in parts if isinstance(p, ToolResponse)] == ["A", "B"]
 
 
+def test_format_qwen_tools_block_one_json_per_line() -> None:
+    s = (
+        "<|im_start|>system\n# Tools\n\n<tools>\n"
+        '{"type": "function", "function": {"name": "a", "parameters": {}}}\n'
+        '{"type": "function", "function": {"name": "b", "parameters": {}}}\n'
+        "</tools><|im_end|>\n"
+    )
+    t = pt(s, dialect="qwen3")
+    block = t.turns[0].parts[1]
+    assert isinstance(block, ToolsBlock)
+    assert block.text == s[s.index("<tools>") + 7 : s.index("</tools>")] and block.closed
+    assert [tool["function"]["name"] for tool in t.tools] == ["a", "b"]
+    assert t.diagnostics == ()
+
+
 def test_format_scratch_pad_reasoning() -> None:
     s = "<scratch_pad>\nGoal: weather\n</scratch_pad>\nDone"
     c = pc(s)

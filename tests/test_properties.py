@@ -78,7 +78,6 @@ def test_render_then_stream_round_trip(dialect: str, data: st.DataObject) -> Non
     except RenderError as exc:  # the strategy promises renderable conversations
         raise AssertionError(f"conversations({dialect!r}) drew a conversation the renderer refuses: {exc}") from exc
     chunks = data.draw(chunkings(text), label="chunks")
-    count("round trip: render → stream")
     _, result = feed_in_chunks({"level": "transcript", "dialect": dialect}, text, chunks)
     assert isinstance(result, Transcript) and not result.errors, result.errors
     got = [
@@ -91,6 +90,7 @@ def test_render_then_stream_round_trip(dialect: str, data: st.DataObject) -> Non
     assert got == want
     results = [m["content"] for m in result.to_openai_messages() if m["role"] == "tool"]
     assert results == [m["content"] for m in messages if m["role"] == "tool"]
+    count("round trip: render → stream")
 
 
 # ---- OpenAI chunk accumulation -----------------------------------------------------------------------
@@ -129,9 +129,9 @@ def test_openai_chunks_accumulate_to_the_message(data: st.DataObject, dialect: s
     """Eager chunks of a well-formed completion accumulate (openai-python style) to ``to_openai()``."""
     case = data.draw(completion_cases(dialect), label="completion")
     chunks = data.draw(chunkings(case.text), label="chunks")
-    count("openai: eager chunks of generated completions")
     message, finish, result = _stream_message(case.text, chunks, eager=True, dialect=dialect)
     _assert_same_message(message, finish, result)
+    count("openai: eager chunks of generated completions")
 
 
 @settings(max_examples=examples(150))
@@ -141,9 +141,9 @@ def test_openai_chunks_accumulate_on_any_input_when_not_eager(
 ) -> None:
     """With ``eager=False`` the accumulation equals ``to_openai()`` for any input."""
     chunks = data.draw(chunkings(text), label="chunks")
-    count("openai: non-eager chunks of adversarial input")
     message, finish, result = _stream_message(text, chunks, eager=False, **options)
     _assert_same_message(message, finish, result)
+    count("openai: non-eager chunks of adversarial input")
 
 
 # ---- totality and spans --------------------------------------------------------------------------------
@@ -156,9 +156,9 @@ def test_lenient_nothing_escapes_and_spans_partition(
 ) -> None:
     """Lenient mode: neither engine raises, and both results' spans partition the input (R1)."""
     chunks = data.draw(chunkings(text), label="chunks")
-    count("lenient: nothing escapes, spans partition")
     assert_spans_tile(grammar_parse(text, level=level, **options))
     assert_spans_tile(feed_in_chunks({"level": level, **options}, text, chunks)[1])
+    count("lenient: nothing escapes, spans partition")
 
 
 @settings(max_examples=examples(200))
@@ -166,7 +166,6 @@ def test_lenient_nothing_escapes_and_spans_partition(
 def test_strict_only_hermes_errors_escape(data: st.DataObject, text: str, level: str, options: dict[str, Any]) -> None:
     """Strict mode: a result, or a HermesError carrying only error diagnostics; nothing else."""
     chunks = data.draw(chunkings(text), label="chunks")
-    count("strict: only HermesError escapes")
     runs: list[Callable[[], Completion | Transcript]] = [
         lambda: grammar_parse(text, level=level, strict=True, **options),
         lambda: feed_in_chunks({"level": level, "strict": True, **options}, text, chunks)[1],
@@ -180,6 +179,7 @@ def test_strict_only_hermes_errors_escape(data: st.DataObject, text: str, level:
         else:
             assert not result.errors
             assert_spans_tile(result)
+    count("strict: only HermesError escapes")
 
 
 # ---- the fuzz targets' fallback driver (the short CI run) ---------------------------------------------------

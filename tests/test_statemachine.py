@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 
 import pytest
-from helpers import merge_events
 
+from helpers import merge_events
 from hermes_toolcall.errors import StreamError, UsageError
 from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.model import Completion, InvalidToolCall, ToolCall, Transcript
@@ -292,7 +293,7 @@ def test_seed_sglang_random_splits_of_two_parallel_calls_lose_nothing() -> None:
     for _ in range(300):
         cuts = sorted(rng.sample(range(1, len(text)), rng.randint(0, 3)))
         bounds = [0, *cuts, len(text)]
-        chunks = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        chunks = [text[a:b] for a, b in itertools.pairwise(bounds)]
         assert completion(chunks) == whole, cuts
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import merge_events
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers import merge_events
 from hermes_toolcall.errors import ParseError, StreamError
 from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.model import Completion, Transcript
@@ -68,11 +68,11 @@ def check(text: str, chunks: tuple[str, ...] | list[str], level: str, options: d
 
 
 @given(st.data(), adversarial_texts(), st.sampled_from(["completion", "transcript"]), OPTIONS)
-@settings(max_examples=300)
+@settings(max_examples=200)
 @example(None, '<tool_call>{"a": "\\', "completion", {})  # escape at the very end of the input
 @example(None, "<think><tool_call>{}", "completion", {"calls_in_reasoning": True})  # HT111 of an empty segment
 @example(None, '<tool_call>{"name": "f", "x', "completion", {"max_block_chars": 5})  # cut before a string ends
-@example(None, "<|im_start|>user\n<tool_response>{\"a\": \"</tool_response>\"}", "transcript", {})
+@example(None, '<|im_start|>user\n<tool_response>{"a": "</tool_response>"}', "transcript", {})
 def test_adversarial_inputs_agree_for_any_chunking(data: Any, text: str, level: str, options: dict[str, Any]) -> None:
     chunks = tuple(text) if data is None else data.draw(chunkings(text))
     check(text, chunks, level, options)

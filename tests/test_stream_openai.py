@@ -41,7 +41,9 @@ def _normalize_indexed_list(items: list[Any]) -> list[Any]:
 def accumulate_delta(acc: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     for key, delta_value in delta.items():
         if key not in acc:
-            acc[key] = _normalize_indexed_list(delta_value) if isinstance(delta_value, list) and delta_value else delta_value
+            acc[key] = (
+                _normalize_indexed_list(delta_value) if isinstance(delta_value, list) and delta_value else delta_value
+            )
             continue
         acc_value = acc[key]
         if acc_value is None:
@@ -154,7 +156,7 @@ def test_accumulated_chunks_equal_the_message_for_any_chunking(
 
 
 @given(st.data(), adversarial_texts(), st.booleans())
-@settings(max_examples=150)
+@settings(max_examples=100)
 def test_deferred_calls_accumulate_exactly_for_any_input(data: Any, text: str, calls_in_reasoning: bool) -> None:
     chunks = data.draw(chunkings(text))
     result, out = run(chunks, eager=False, calls_in_reasoning=calls_in_reasoning)
@@ -200,8 +202,10 @@ def test_first_delta_of_a_call_carries_id_type_name_and_index_counts_valid_calls
 
 def test_plain_text_finishes_with_stop_and_keeps_whitespace() -> None:
     result, out = run(["  Hello", " world \n"])
-    assert accumulate(out) == ({"role": "assistant", "content": "  Hello world \n", "reasoning_content": None,
-                                "tool_calls": []}, "stop")
+    assert accumulate(out) == (
+        {"role": "assistant", "content": "  Hello world \n", "reasoning_content": None, "tool_calls": []},
+        "stop",
+    )
     assert result.finish_reason == "stop"
 
 

@@ -47,6 +47,8 @@ from .render import (
 # --- grammar (issue: grammar) ---
 from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
 # --- statemachine (issue: statemachine) ---
+from .statemachine import StreamParser
+from .statemachine.openai_chunks import OpenAIChunker
 # --- validate (issue: validation) ---
 from .validate import Selector, ValidationReport, validate, validate_record
 
@@ -97,6 +99,8 @@ __all__ = [
     "parse_transcript",
     "parse_transcript_with",
     # --- statemachine names ---
+    "OpenAIChunker",
+    "StreamParser",
     # --- validate names ---
     "Selector",
     "ValidationReport",

@@ -116,7 +116,7 @@ def _run(args: argparse.Namespace) -> int:
         close_source = False
     else:
         try:
-            source = open(args.file, "rb")  # noqa: SIM115 (closed below)
+            source = open(args.file, "rb")
         except OSError as exc:
             raise UsageError(f"cannot read {args.file}: {exc}") from exc
         close_source = True

@@ -10,29 +10,18 @@ via ``body.py``), call ids and indices, and the diagnostics.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
-from .. import diagnostics
-from ..body import decode_call_body, decode_tools_block, response_name
-from ..ids import sub_id
 from ..model import (
     Completion,
     Diagnostic,
-    InvalidToolCall,
-    Part,
     Reasoning,
     ReasoningKind,
     Span,
     Text,
-    ToolCall,
-    ToolResponse,
-    ToolsBlock,
     Transcript,
     Turn,
 )
 from ..options import ParseOptions
-from ..positions import LineIndex
+from .blocks import BlockReader, Body, Segment
 from .parser import Variant, tokens
 
 __all__ = ["build_completion", "build_transcript"]
@@ -50,8 +39,6 @@ _STRAY = {
     "STRAY_RESP": "</tool_response>",
     "STRAY_TOOLS": "</tools>",
 }
-_OPEN_LEN = {"think": 7, "scratch_pad": 13}
-_CLOSE_TAG = {"think": "</think>", "scratch_pad": "</scratch_pad>"}
 _SEG_KIND: dict[str, ReasoningKind] = {
     "THINK_OPEN": "think",
     "THINK_TEXT": "think",
@@ -60,45 +47,17 @@ _SEG_KIND: dict[str, ReasoningKind] = {
     "SCRATCH_TEXT": "scratch_pad",
     "SCRATCH_CLOSE": "scratch_pad",
 }
-_CALL_TAG = "<tool_call>"
 _CALLS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN"})
 
 Tok = tuple[str, int, int]
 
 
-@dataclass(slots=True)
-class _Segment:
-    """A reasoning segment being read (calls_in_reasoning=True)."""
-
-    kind: ReasoningKind
-    start: int
-    opened: bool
-    text_start: int
-    text_end: int
-
-
-@dataclass(slots=True)
-class _Body:
-    """The parts of one body being read, and the pending text run."""
-
-    parts: list[Part] = field(default_factory=list)
-    text_start: int = -1
-    text_end: int = -1
-    segment: _Segment | None = None
-    calls: int = 0
-
-
-class _Builder:
+class _Builder(BlockReader):
     """Reads the token stream of one input and builds the model values."""
 
     def __init__(self, source: str, options: ParseOptions, level: str) -> None:
-        self.src = source
-        self.opts = options
+        super().__init__(source, options)
         self.level = level  # "t" (transcript) or "c" (completion)
-        self.index = LineIndex(source)
-        self.span: Callable[[int, int], Span] = self.index.span  # hot: one span per part, header, end
-        self.diags: list[Diagnostic] = []
-        self.ordinal = 0
         self.stopped_at: int | None = None
         self.variant = Variant(
             kinds=tuple(options.profile.reasoning_kinds),
@@ -130,9 +89,6 @@ class _Builder:
         self.load(rule, cut)
 
     # ------------------------------------------------------------------ helpers
-    def diag(self, code: str, message: str, start: int, end: int, hint: str | None = None) -> None:
-        self.diags.append(diagnostics.make(code, message, self.span(start, end), strict=self.opts.strict, hint=hint))
-
     def gap(self, gaps: list[Text], s: int, e: int) -> None:
         """Text outside any turn (§3.1): kept, and ``HT005`` unless it is whitespace."""
         if e > s:
@@ -143,25 +99,20 @@ class _Builder:
     def sorted_diagnostics(self) -> tuple[Diagnostic, ...]:
         return tuple(sorted(self.diags, key=lambda d: d.span.start))
 
-    def next_id(self) -> str:
-        block_id = self.opts.ids(self.ordinal)
-        self.ordinal += 1
-        return block_id
-
     # ------------------------------------------------------------------ text runs
-    def add_text(self, body: _Body, start: int, end: int) -> None:
+    def add_text(self, body: Body, start: int, end: int) -> None:
         if body.text_start < 0:
             body.text_start = start
         body.text_end = end
 
-    def flush_text(self, body: _Body) -> None:
+    def flush_text(self, body: Body) -> None:
         if body.text_start >= 0:
             s, e = body.text_start, body.text_end
             body.parts.append(Text(text=self.src[s:e], span=self.span(s, e)))
             body.text_start = -1
 
     # ------------------------------------------------------------------ bodies
-    def assistant_body(self, body: _Body) -> None:
+    def assistant_body(self, body: Body) -> None:
         """Read an assistant body up to a control token or the end of the input."""
         while (tok := self.peek()) is not None:
             typ, s, e = tok
@@ -200,23 +151,23 @@ class _Builder:
             self.diag("HT111", f"<{seg.kind}> is not closed before the end of the body", seg.start, stop)
         self.flush_text(body)
 
-    def segment_token(self, body: _Body, typ: str, s: int, e: int) -> None:
+    def segment_token(self, body: Body, typ: str, s: int, e: int) -> None:
         """A reasoning token of the calls_in_reasoning grammar."""
         kind = _SEG_KIND[typ]
         if typ.endswith("_OPEN"):
             self.flush_text(body)
-            body.segment = _Segment(kind=kind, start=s, opened=True, text_start=e, text_end=e)
+            body.segment = Segment(kind=kind, start=s, opened=True, text_start=e, text_end=e)
             return
         seg = body.segment
         if seg is None:  # pragma: no cover - a segment is always open here (grammar)
-            seg = body.segment = _Segment(kind=kind, start=s, opened=False, text_start=s, text_end=s)
+            seg = body.segment = Segment(kind=kind, start=s, opened=False, text_start=s, text_end=s)
         if typ.endswith("_TEXT"):
             seg.text_end = e
             return
         seg.text_end = s
         self.end_segment(body, e, closed=True)
 
-    def end_segment(self, body: _Body, end: int, *, closed: bool) -> None:
+    def end_segment(self, body: Body, end: int, *, closed: bool) -> None:
         seg = body.segment
         assert seg is not None
         body.segment = None
@@ -226,7 +177,7 @@ class _Builder:
                 Reasoning(kind=seg.kind, text=text, span=self.span(seg.start, end), opened=seg.opened, closed=closed)
             )
 
-    def segment_call(self, body: _Body, typ: str, s: int, e: int) -> None:
+    def segment_call(self, body: Body, typ: str, s: int, e: int) -> None:
         """A call block inside reasoning (calls_in_reasoning=True): split the segment around it."""
         seg = body.segment
         assert seg is not None
@@ -234,149 +185,11 @@ class _Builder:
         self.end_segment(body, s, closed=False)
         cut = self.call_block(body, typ, s, e)
         after = self.reach
-        body.segment = _Segment(kind=seg.kind, start=after, opened=False, text_start=after, text_end=after)
+        body.segment = Segment(kind=seg.kind, start=after, opened=False, text_start=after, text_end=after)
         if cut is not None:
             self.resume("think" if seg.kind == "think" else "scratch", cut)
 
-    def reasoning_block(self, kind: ReasoningKind, body: _Body, s: int, e: int) -> None:
-        """A whole reasoning block token (calls_in_reasoning=False)."""
-        src = self.src
-        inner_start = s + _OPEN_LEN[kind]
-        closer = _CLOSE_TAG[kind]
-        closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
-        inner_end = e - len(closer) if closed else e
-        body.parts.append(
-            Reasoning(kind=kind, text=src[inner_start:inner_end], span=self.span(s, e), opened=True, closed=closed)
-        )
-        if not closed:
-            self.diag("HT111", f"<{kind}> is not closed before the end of the body", s, e)
-        find = src.find
-        at = find(_CALL_TAG, inner_start, inner_end)
-        while at >= 0:
-            self.diag("HT124", "<tool_call> inside reasoning stays reasoning text", at, at + 11)
-            at = find(_CALL_TAG, at + 11, inner_end)
-
-    # ------------------------------------------------------------------ blocks
-    def call_block(self, body: _Body, typ: str, s: int, e: int) -> int | None:
-        """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""
-        src = self.src
-        b = s + 11
-        closed = typ == "CALL_DONE"
-        inner_end = e - 12 if closed else e
-        block_id = self.next_id()
-        limit = self.opts.max_block_chars
-        if inner_end - b > limit:
-            cut = b + limit
-            message = f"<tool_call> block longer than max_block_chars ({limit}); cut here"
-            body.parts.append(
-                InvalidToolCall(
-                    id=block_id, raw=src[s:cut], span=self.span(s, cut), code="HT114", message=message, closed=False
-                )
-            )
-            self.diag("HT114", message, s, cut)
-            self.reach = cut
-            return cut
-        end = e
-        raw = src[s:end]
-        span = self.span(s, end)
-        decoded = decode_call_body(src[b:inner_end], strict=self.opts.strict, closed=closed)
-        for issue in decoded.issues:
-            self.diag(issue.code, issue.message, b + issue.start, b + issue.end, issue.hint)
-        if not decoded.calls:
-            message = decoded.issues[-1].message if decoded.issues else "no call in the block"
-            code = decoded.failure or "HT103"
-            body.parts.append(
-                InvalidToolCall(
-                    id=block_id, raw=raw, span=span, code=code, message=message, name=decoded.name, closed=closed
-                )
-            )
-            return None
-        if not closed:
-            message = "<tool_call> has no </tool_call> before the end of its body"
-            self.diag("HT101", message, s, end)
-            if self.opts.strict:
-                body.parts.append(
-                    InvalidToolCall(
-                        id=block_id,
-                        raw=raw,
-                        span=span,
-                        code="HT101",
-                        message=message,
-                        name=decoded.calls[0].name,
-                        closed=False,
-                    )
-                )
-                return None
-        for k, call in enumerate(decoded.calls):
-            body.parts.append(
-                ToolCall(
-                    index=body.calls,
-                    id=sub_id(block_id, k),
-                    name=call.name,
-                    arguments=call.arguments,
-                    arguments_json=call.arguments_json,
-                    raw=raw,
-                    span=span,
-                    closed=closed,
-                )
-            )
-            body.calls += 1
-        return None
-
-    def response_block(self, body: _Body, typ: str, s: int, e: int) -> int | None:
-        """One ``<tool_response>`` block token; returns the cut offset when it was cut."""
-        src = self.src
-        b = s + 15
-        closed = typ == "RESP_DONE"
-        inner_end = e - 16 if closed else e
-        limit = self.opts.max_block_chars
-        if inner_end - b > limit:
-            cut = b + limit
-            kept = src[b:cut]
-            body.parts.append(
-                ToolResponse(content=kept, raw=src[s:cut], span=self.span(s, cut), name=None, closed=False)
-            )
-            self.diag("HT114", f"<tool_response> block longer than max_block_chars ({limit}); cut here", s, cut)
-            self.reach = cut
-            return cut
-        end = e
-        content = src[b:inner_end]
-        if content.startswith("\n"):
-            content = content[1:]
-        if content.endswith("\n"):
-            content = content[:-1]
-        body.parts.append(
-            ToolResponse(
-                content=content, raw=src[s:end], span=self.span(s, end), name=response_name(content), closed=closed
-            )
-        )
-        if not closed:
-            self.diag("HT112", "<tool_response> has no </tool_response> before the end of its body", s, end)
-        return None
-
-    def tools_block(self, body: _Body, s: int, e: int) -> int | None:
-        """One ``<tools>`` block token (closer included when present); returns the cut offset if cut."""
-        src = self.src
-        b = s + 7
-        closed = e - b >= 8 and src.startswith("</tools>", e - 8)
-        inner_end = e - 8 if closed else e
-        limit = self.opts.max_block_chars
-        if inner_end - b > limit:
-            cut = b + limit
-            kept = src[b:cut]
-            body.parts.append(
-                ToolsBlock(text=kept, tools=decode_tools_block(kept), span=self.span(s, cut), closed=False)
-            )
-            self.diag("HT114", f"<tools> block longer than max_block_chars ({limit}); cut here", s, cut)
-            self.reach = cut
-            return cut
-        inner = src[b:inner_end]
-        body.parts.append(ToolsBlock(text=inner, tools=decode_tools_block(inner), span=self.span(s, e), closed=closed))
-        if not closed:
-            self.diag("HT113", "<tools> has no </tools> before the end of the system turn", s, e)
-        return None
-
-    def result_body(self, body: _Body) -> None:
+    def result_body(self, body: Body) -> None:
         """A user or tool body: text, results, stray ``</tool_response>``."""
         while (tok := self.peek()) is not None and tok[0] not in _CONTROL:
             typ, s, e = tok
@@ -393,7 +206,7 @@ class _Builder:
                     self.resume("u", cut)
         self.flush_text(body)
 
-    def system_body(self, body: _Body) -> None:
+    def system_body(self, body: Body) -> None:
         """A system or developer body: text, tool catalogues, stray ``</tools>``."""
         while (tok := self.peek()) is not None and tok[0] not in _CONTROL:
             typ, s, e = tok
@@ -410,7 +223,7 @@ class _Builder:
                     self.resume("s", cut)
         self.flush_text(body)
 
-    def other_body(self, body: _Body) -> None:
+    def other_body(self, body: Body) -> None:
         """The body of an unknown role: all text."""
         tok = self.peek()
         if tok is not None and tok[0] == "O_TEXT":
@@ -422,7 +235,7 @@ class _Builder:
         """One turn from its header token to its end."""
         typ, s, e = head
         src = self.src
-        body = _Body()
+        body = Body()
         if typ == "HEAD_UNTERM":
             role = src[s + 12 : e]
             self.diag("HT003", "<|im_start|> is not followed by a role and a newline", s, e)
@@ -497,7 +310,7 @@ def build_completion(text: str, options: ParseOptions) -> Completion:
     """
     b = _Builder(text, options, "c")
     b.load("completion", 0)
-    body = _Body()
+    body = Body()
     b.assistant_body(body)
     end: Span | None = None
     tok = b.peek()

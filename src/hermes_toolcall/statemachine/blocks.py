@@ -18,6 +18,7 @@ __all__ = ["CallBlock", "finish_call", "finish_response", "finish_tools", "respo
 
 SpanOf = Callable[[int, int], Span]
 
+
 class CallBlock:
     """What the parser knows about an open call block when it ends."""
 
@@ -29,13 +30,17 @@ class CallBlock:
         self.announced: str | None = None  # name of the early ToolCallStart, if any
         self.streamed: list[str] | None = None  # argument deltas emitted so far (stream_arguments)
 
+
 def _issue_diagnostics(
     issues: tuple[body.BodyIssue, ...], inner_start: int, span_of: SpanOf, strict: bool
 ) -> list[Diagnostic]:
     return [
-        diagnostics.make(i.code, i.message, span_of(inner_start + i.start, inner_start + i.end), strict=strict, hint=i.hint)
+        diagnostics.make(
+            i.code, i.message, span_of(inner_start + i.start, inner_start + i.end), strict=strict, hint=i.hint
+        )
         for i in issues
     ]
+
 
 def finish_call(
     block: CallBlock,
@@ -117,6 +122,7 @@ def finish_call(
     events[:0] = [DiagnosticEvent(diagnostic=d) for d in diags]
     return parts, events, diags
 
+
 def response_content(inner: str) -> str:
     """The inner body less one leading newline, then one trailing newline.
 
@@ -128,6 +134,7 @@ def response_content(inner: str) -> str:
     if inner.endswith("\n"):
         inner = inner[:-1]
     return inner
+
 
 def finish_response(
     *, inner: str, start: int, end: int, closed: bool, cut: bool, strict: bool, max_block_chars: int, span_of: SpanOf
@@ -150,6 +157,7 @@ def finish_response(
     events.append(ToolResponseEvent(response=part))
     return part, events, diags
 
+
 def finish_tools(
     *, inner: str, start: int, end: int, closed: bool, cut: bool, strict: bool, max_block_chars: int, span_of: SpanOf
 ) -> tuple[Part, list[Event], list[Diagnostic]]:
@@ -164,4 +172,3 @@ def finish_tools(
     events: list[Event] = [DiagnosticEvent(diagnostic=d) for d in diags]
     events.append(ToolsEvent(block=part))
     return part, events, diags
-

@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Diagnostic, InvalidToolCall, Reasoning, ReasoningKind, Span, Text, ToolCall, ToolResponse, ToolsBlock, Turn
+from ..model import (
+    Diagnostic,
+    InvalidToolCall,
+    Reasoning,
+    ReasoningKind,
+    Span,
+    Text,
+    ToolCall,
+    ToolResponse,
+    ToolsBlock,
+    Turn,
+)
 
 __all__ = [
     "ArgumentsDelta",
@@ -98,7 +109,15 @@ class ToolCallStart:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArgumentsDelta:
-    """With ``stream_arguments``: more raw text of the announced call's ``arguments`` value."""
+    """With ``stream_arguments``: more raw text of the call's ``arguments`` value (append-only).
+
+    Guarantee: when the block needs no JSON recovery (strict JSON body), the concatenation of a
+    call's deltas is exactly its final ``arguments_json``. A call announced early streams the raw
+    text of its top-level ``"arguments"`` object as it arrives; a call announced at its end gets one
+    delta with the whole ``arguments_json``. If an announced call's body then needs a recovery, the
+    final ``arguments_json`` is a canonical dump that may not extend the streamed text: no further
+    delta is sent and ``ToolCallEnd.call.arguments_json`` is authoritative.
+    """
 
     ordinal: int
     id: str
@@ -137,7 +156,6 @@ class DiagnosticEvent:
     """A diagnostic was found (the result lists it too, sorted by position)."""
 
     diagnostic: Diagnostic
-
 
 
 Event = (

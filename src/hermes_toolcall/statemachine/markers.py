@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..model import ReasoningKind
 from .buffer import MarkerSet
 from .table import State
 
-__all__ = ["BlockScan", "CONTROL", "IM_END", "IM_START", "Scan", "block_scans", "text_scans"]
+__all__ = ["CONTROL", "IM_END", "IM_START", "BlockScan", "Scan", "block_scans", "text_scans"]
 
 IM_START = "<|im_start|>"
 IM_END = "<|im_end|>"
@@ -52,7 +52,7 @@ class BlockScan:
     out_min: Scan  # outside strings, quotes only
 
 
-@lru_cache(maxsize=None)
+@cache
 def text_scans(kinds: tuple[ReasoningKind, ...]) -> dict[State | str, Scan]:
     """The scanners of the text states; reasoning states are keyed ``reasoning:<kind>``.
 
@@ -85,7 +85,7 @@ def _block(opener: str | None, closer: str) -> BlockScan:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def block_scans() -> dict[State, BlockScan]:
     """The scanners of the block states (calls, results, catalogues)."""
     call = _block(CALL_OPEN, CALL_CLOSE)

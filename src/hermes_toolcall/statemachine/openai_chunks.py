@@ -52,8 +52,10 @@ class OpenAIChunker:
     >>> p, c = StreamParser(), OpenAIChunker()
     >>> chunks = c.feed(p.feed('Hi<tool_call>{"name": "f", "arguments": {}}</tool_call>') + p.close())
     >>> chunks += c.finish()
-    >>> [ch["choices"][0]["delta"] for ch in chunks][:2]
-    [{'role': 'assistant'}, {'content': 'Hi'}]
+    >>> chunks[0]["choices"][0]["delta"]
+    {'role': 'assistant', 'content': 'Hi'}
+    >>> chunks[1]["choices"][0]["delta"]["tool_calls"][0]["function"]
+    {'name': 'f', 'arguments': ''}
     >>> chunks[-1]["choices"][0]["finish_reason"]
     'tool_calls'
     """

@@ -162,16 +162,23 @@ class StreamParser:
             raise StreamError("feed() after close()")
         if not chunk:
             return []
-        self._lines.extend(chunk, self._total)
+        total = self._total
+        if "\n" in chunk:
+            self._lines.extend(chunk, total)
         self._chunks.append(chunk)
-        self._total += len(chunk)
+        self._total = total + len(chunk)
         events: list[Event] = []
         self._events = events
-        state = self.state
-        if not self._pending and state in _FAST_TEXT and "<" not in chunk:
-            self._pos += len(chunk)
-            self._sink(chunk, self._pos - len(chunk))
-            return events
+        if not self._pending:  # fast paths: a chunk that cannot hold a marker or a token
+            state = self.state
+            if state in _FAST_TEXT:
+                if "<" not in chunk:
+                    self._pos = total + len(chunk)
+                    self._sink(chunk, total)
+                    return events
+            elif state in _BLOCK_STATES and self._fast_block(chunk):
+                self._pos = total + len(chunk)
+                return events
         data = self._pending + chunk
         self._run(data, final=False)
         return events
@@ -517,6 +524,28 @@ class StreamParser:
         else:
             self._b_call = None
 
+    def _fast_block(self, chunk: str) -> bool:
+        """Take a chunk into the open block when it holds no token or marker start; False if it may."""
+        if self._b_len + len(chunk) > self.options.max_block_chars or "<" in chunk:
+            return False
+        mode = self._b_mode
+        if mode == "json":
+            track = self._track
+            assert track is not None
+            if '"' in chunk or (track.in_string and "\\" in chunk):
+                return False
+            if not track.in_string and track.phase != PHASE_MIN:
+                return False
+            if track.str_pieces is not None:
+                track.str_pieces.append(chunk)
+            if track.args_start >= 0 and track.args_end < 0:
+                self._arguments_delta(chunk)
+        elif mode != "plain":
+            return False
+        self._b_text.append(chunk)
+        self._b_len += len(chunk)
+        return True
+
     def _scan_block(self, data: str, i: int, final: bool) -> tuple[int, bool]:
         scans = self._blocks[self.state]
         n = len(data)
@@ -758,4 +787,3 @@ _CLOSERS = {
 
 def _start(d: Diagnostic) -> int:
     return d.span.start
-

@@ -1,0 +1,216 @@
+"""Blocks of a body (docs/parsing.md §4.2, §5–§7): reasoning, calls, results, catalogues.
+
+``BlockReader`` holds what block reading needs (the source, the options, line:column spans, the
+diagnostics, the call ordinal, how far the input was read) and turns one block token into parts and
+diagnostics, including the size cut of §5.4 (it returns the cut offset; the caller resumes there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import diagnostics
+from ..body import decode_call_body, decode_tools_block, response_name
+from ..ids import sub_id
+from ..model import (
+    Diagnostic,
+    InvalidToolCall,
+    Part,
+    Reasoning,
+    ReasoningKind,
+    Span,
+    ToolCall,
+    ToolResponse,
+    ToolsBlock,
+)
+from ..options import ParseOptions
+from ..positions import LineIndex
+
+__all__ = ["BlockReader", "Body", "Segment"]
+
+_OPEN_LEN = {"think": 7, "scratch_pad": 13}
+_CLOSE_TAG = {"think": "</think>", "scratch_pad": "</scratch_pad>"}
+_CALL_TAG = "<tool_call>"
+
+
+@dataclass(slots=True)
+class Segment:
+    """A reasoning segment being read (calls_in_reasoning=True)."""
+
+    kind: ReasoningKind
+    start: int
+    opened: bool
+    text_start: int
+    text_end: int
+
+
+@dataclass(slots=True)
+class Body:
+    """The parts of one body being read, and the pending text run."""
+
+    parts: list[Part] = field(default_factory=list)
+    text_start: int = -1
+    text_end: int = -1
+    segment: Segment | None = None
+    calls: int = 0
+
+
+class BlockReader:
+    """Shared state of one parse, and the readers of block tokens."""
+
+    def __init__(self, source: str, options: ParseOptions) -> None:
+        self.src = source
+        self.opts = options
+        self.index = LineIndex(source)
+        self.span: Callable[[int, int], Span] = self.index.span  # hot: one span per part, header, end
+        self.diags: list[Diagnostic] = []
+        self.ordinal = 0
+        self.reach = 0  # end offset of the last token consumed (or of the last cut)
+
+    def diag(self, code: str, message: str, start: int, end: int, hint: str | None = None) -> None:
+        """Record a diagnostic with the catalogue severity for the mode (strict or lenient)."""
+        self.diags.append(diagnostics.make(code, message, self.span(start, end), strict=self.opts.strict, hint=hint))
+
+    def next_id(self) -> str:
+        """The id of the next call block (§5.6: every opened block has an ordinal)."""
+        block_id = self.opts.ids(self.ordinal)
+        self.ordinal += 1
+        return block_id
+
+    def reasoning_block(self, kind: ReasoningKind, body: Body, s: int, e: int) -> None:
+        """A whole reasoning block token (calls_in_reasoning=False)."""
+        src = self.src
+        inner_start = s + _OPEN_LEN[kind]
+        closer = _CLOSE_TAG[kind]
+        closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
+        inner_end = e - len(closer) if closed else e
+        body.parts.append(
+            Reasoning(kind=kind, text=src[inner_start:inner_end], span=self.span(s, e), opened=True, closed=closed)
+        )
+        if not closed:
+            self.diag("HT111", f"<{kind}> is not closed before the end of the body", s, e)
+        find = src.find
+        at = find(_CALL_TAG, inner_start, inner_end)
+        while at >= 0:
+            self.diag("HT124", "<tool_call> inside reasoning stays reasoning text", at, at + 11)
+            at = find(_CALL_TAG, at + 11, inner_end)
+
+    def call_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
+        """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""
+        src = self.src
+        b = s + 11
+        closed = typ == "CALL_DONE"
+        inner_end = e - 12 if closed else e
+        block_id = self.next_id()
+        limit = self.opts.max_block_chars
+        if inner_end - b > limit:
+            cut = b + limit
+            message = f"<tool_call> block longer than max_block_chars ({limit}); cut here"
+            body.parts.append(
+                InvalidToolCall(
+                    id=block_id, raw=src[s:cut], span=self.span(s, cut), code="HT114", message=message, closed=False
+                )
+            )
+            self.diag("HT114", message, s, cut)
+            self.reach = cut
+            return cut
+        end = e
+        raw = src[s:end]
+        span = self.span(s, end)
+        decoded = decode_call_body(src[b:inner_end], strict=self.opts.strict, closed=closed)
+        for issue in decoded.issues:
+            self.diag(issue.code, issue.message, b + issue.start, b + issue.end, issue.hint)
+        if not decoded.calls:
+            message = decoded.issues[-1].message if decoded.issues else "no call in the block"
+            code = decoded.failure or "HT103"
+            body.parts.append(
+                InvalidToolCall(
+                    id=block_id, raw=raw, span=span, code=code, message=message, name=decoded.name, closed=closed
+                )
+            )
+            return None
+        if not closed:
+            message = "<tool_call> has no </tool_call> before the end of its body"
+            self.diag("HT101", message, s, end)
+            if self.opts.strict:
+                body.parts.append(
+                    InvalidToolCall(
+                        id=block_id,
+                        raw=raw,
+                        span=span,
+                        code="HT101",
+                        message=message,
+                        name=decoded.calls[0].name,
+                        closed=False,
+                    )
+                )
+                return None
+        for k, call in enumerate(decoded.calls):
+            body.parts.append(
+                ToolCall(
+                    index=body.calls,
+                    id=sub_id(block_id, k),
+                    name=call.name,
+                    arguments=call.arguments,
+                    arguments_json=call.arguments_json,
+                    raw=raw,
+                    span=span,
+                    closed=closed,
+                )
+            )
+            body.calls += 1
+        return None
+
+    def response_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
+        """One ``<tool_response>`` block token; returns the cut offset when it was cut."""
+        src = self.src
+        b = s + 15
+        closed = typ == "RESP_DONE"
+        inner_end = e - 16 if closed else e
+        limit = self.opts.max_block_chars
+        if inner_end - b > limit:
+            cut = b + limit
+            kept = src[b:cut]
+            body.parts.append(
+                ToolResponse(content=kept, raw=src[s:cut], span=self.span(s, cut), name=None, closed=False)
+            )
+            self.diag("HT114", f"<tool_response> block longer than max_block_chars ({limit}); cut here", s, cut)
+            self.reach = cut
+            return cut
+        end = e
+        content = src[b:inner_end]
+        if content.startswith("\n"):
+            content = content[1:]
+        if content.endswith("\n"):
+            content = content[:-1]
+        body.parts.append(
+            ToolResponse(
+                content=content, raw=src[s:end], span=self.span(s, end), name=response_name(content), closed=closed
+            )
+        )
+        if not closed:
+            self.diag("HT112", "<tool_response> has no </tool_response> before the end of its body", s, end)
+        return None
+
+    def tools_block(self, body: Body, s: int, e: int) -> int | None:
+        """One ``<tools>`` block token (closer included when present); returns the cut offset if cut."""
+        src = self.src
+        b = s + 7
+        closed = e - b >= 8 and src.startswith("</tools>", e - 8)
+        inner_end = e - 8 if closed else e
+        limit = self.opts.max_block_chars
+        if inner_end - b > limit:
+            cut = b + limit
+            kept = src[b:cut]
+            body.parts.append(
+                ToolsBlock(text=kept, tools=decode_tools_block(kept), span=self.span(s, cut), closed=False)
+            )
+            self.diag("HT114", f"<tools> block longer than max_block_chars ({limit}); cut here", s, cut)
+            self.reach = cut
+            return cut
+        inner = src[b:inner_end]
+        body.parts.append(ToolsBlock(text=inner, tools=decode_tools_block(inner), span=self.span(s, e), closed=closed))
+        if not closed:
+            self.diag("HT113", "<tools> has no </tools> before the end of the system turn", s, e)
+        return None
