@@ -8,6 +8,8 @@ only ``HermesError`` escapes, and both engines reject or accept together.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hermes_toolcall.errors import HermesError
 from hermes_toolcall.profiles import DIALECTS
 from hermes_toolcall.testing import assert_engines_agree, assert_spans_tile
@@ -15,7 +17,7 @@ from hermes_toolcall.testing import assert_engines_agree, assert_spans_tile
 DIALECT_NAMES = tuple(sorted(DIALECTS))
 
 
-def decode_input(data: bytes) -> tuple[str, str, dict[str, object], tuple[int, ...]]:
+def decode_input(data: bytes) -> tuple[str, str, dict[str, Any], tuple[int, ...]]:
     """Split fuzzer bytes into (level, text, options, chunk sizes), deterministically.
 
     Byte 0 picks level and options, byte 1 the dialect, byte 2 the chunk size; the rest is the
@@ -25,7 +27,7 @@ def decode_input(data: bytes) -> tuple[str, str, dict[str, object], tuple[int, .
     flags, dialect, size = head[0], head[1], head[2]
     text = data[3:].decode("utf-8", errors="replace")
     level = "transcript" if flags & 1 else "completion"
-    options: dict[str, object] = {
+    options: dict[str, Any] = {
         "dialect": DIALECT_NAMES[dialect % len(DIALECT_NAMES)],
         "calls_in_reasoning": bool(flags & 2),
         "stop_at_fabricated_response": bool(flags & 4),
@@ -35,7 +37,7 @@ def decode_input(data: bytes) -> tuple[str, str, dict[str, object], tuple[int, .
     return level, text, options, (1 + size % 7,)
 
 
-def check(text: str, *, level: str, options: dict[str, object], chunk_size: int = 3) -> None:
+def check(text: str, *, level: str, options: dict[str, Any], chunk_size: int = 3) -> None:
     """Assert every invariant on one input (raises AssertionError on a finding)."""
     chunks = tuple(text[i : i + chunk_size] for i in range(0, len(text), chunk_size)) or ("",)
     result = assert_engines_agree(text, level=level, chunkings=[chunks], char_by_char=False, **options)

@@ -22,7 +22,6 @@ def _cell(text: str) -> str:
 def diagnostics_md() -> str:
     """docs/diagnostics.md from hermes_toolcall.diagnostics.CATALOGUE (validation codes included)."""
     import hermes_toolcall.validate  # noqa: F401  (registers the HT3xx codes)
-
     from hermes_toolcall.diagnostics import CATALOGUE
 
     out = [

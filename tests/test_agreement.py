@@ -8,11 +8,10 @@ Example counts are reported by the ``hypothesis_stats`` plugin; CI runs more tha
 from __future__ import annotations
 
 import importlib
-import re
 from typing import Any
 
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall.conformance.generate import FRAGMENTS
@@ -50,20 +49,7 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-# Known engine disagreements, each pinned by a named regression test below; inputs that trigger them
-# are skipped by the properties so that the properties keep finding *new* disagreements. Remove an
-# entry as soon as its regression test passes.
-KNOWN_DISAGREEMENTS = {
-    "test_regression_backslash_before_control_token": re.compile(r"\\<\|im_(?:end|start)\|>"),
-}
-
-
-def _known(text: str) -> bool:
-    return any(pattern.search(text) for pattern in KNOWN_DISAGREEMENTS.values())
-
-
 def _agree(data: st.DataObject, text: str, level: str, **options: Any) -> None:
-    assume(not _known(text))
     chunks = data.draw(chunkings(text), label="chunks")
     assert_engines_agree(text, level=level, chunkings=[chunks], **options)
 
@@ -91,8 +77,8 @@ def test_agree_on_rendered_transcripts(dialect: str, data: st.DataObject) -> Non
 @given(data=st.data(), text=adversarial_texts(), options=OPTIONS)
 @example(data=None, text='<tool_call>{"name":"a","arguments":{"c":"echo </tool_call> t"}}</tool_call>', options={})
 @example(data=None, text='0<tool_call>{"name": "a", "arguments": {"_\n0": null}}</tool_call>', options={})
+@example(data=None, text='x<tool_call>{"a": "\\<|im_end|>"}', options={})
 def test_agree_on_adversarial_completions(data: st.DataObject | None, text: str, options: dict[str, Any]) -> None:
-    assume(not _known(text))
     if data is None:
         assert_engines_agree(text, level="completion", **options)
     else:
@@ -103,7 +89,6 @@ def test_agree_on_adversarial_completions(data: st.DataObject | None, text: str,
 @settings(max_examples=examples(300))
 @given(data=st.data(), text=adversarial_texts(), options=OPTIONS)
 def test_agree_on_adversarial_transcripts(data: st.DataObject, text: str, options: dict[str, Any]) -> None:
-    assume(not _known(text))
     _agree(data, text, "transcript", **options)
     count("agree: adversarial transcripts")
 
@@ -111,7 +96,6 @@ def test_agree_on_adversarial_transcripts(data: st.DataObject, text: str, option
 @settings(max_examples=examples(200))
 @given(data=st.data(), text=st.one_of(adversarial_texts(), completions()), level=LEVELS, options=OPTIONS)
 def test_agree_in_strict_mode(data: st.DataObject, text: str, level: str, options: dict[str, Any]) -> None:
-    assume(not _known(text))
     _agree(data, text, level, strict=True, **options)
     count("agree: strict mode")
 
@@ -166,7 +150,6 @@ SHORT_PIECES = st.sampled_from([f for f in FRAGMENTS if len(f) <= 6] + ["<tool_c
     level=LEVELS,
 )
 def test_every_chunking_of_generated_short_inputs(text: str, level: str) -> None:
-    assume(not _known(text))
     assert_engines_agree(text, level=level, char_by_char=False, chunkings=all_chunkings(text))
     count("agree: all chunkings, generated ≤12 chars")
 
@@ -185,7 +168,8 @@ def test_regression_cut_block_announced_call_events() -> None:
 def test_regression_backslash_before_control_token(level: str) -> None:
     """A backslash inside a JSON string right before ``<|im_end|>``: the control token still ends the
     block (format.md R2, parsing.md §5.3). Found by test_agree_on_adversarial_completions; the grammar
-    engine cuts the call there (HT102, then HT006), the machine took ``\\<`` as an escape and read on."""
+    engine cut the call there (HT102, then HT006), the machine took ``\\<`` as an escape and read on
+    (fixed in the streaming engine)."""
     prefix = "<|im_start|>assistant\n" if level == "transcript" else ""
     assert_engines_agree(prefix + '<tool_call>{"a": "\\<|im_end|>"}', level=level)
 
@@ -194,7 +178,3 @@ def test_regression_raw_newline_in_key_argument_deltas() -> None:
     """A raw newline inside an argument key (HT204 recovery): the re-serialised arguments differ from the
     streamed raw text, so delta checks skip recovered calls (found by test_agree_on_adversarial_completions)."""
     assert_engines_agree('0<tool_call>{"name": "a", "arguments": {"_\n0": null}}</tool_call>', level="completion")
-
-
-def test_known_disagreement_filter_matches_its_regression() -> None:
-    assert _known('x<tool_call>{"a": "\\<|im_end|>"}') and not _known('x<tool_call>{"a": "<|im_end|>"}')

@@ -70,6 +70,15 @@ def check(text: str, chunks: tuple[str, ...] | list[str], level: str, options: d
 @given(st.data(), adversarial_texts(), st.sampled_from(["completion", "transcript"]), OPTIONS)
 @settings(max_examples=200)
 @example(None, '<tool_call>{"a": "\\', "completion", {})  # escape at the very end of the input
+@example(
+    None, '<tool_call>{"a": "x\\<|im_start|>user\nhi', "transcript", {}
+)  # regression: escaped `<` of a control token
+@example(  # regression: an argument delta was emitted past the cut of a too-large block in one chunking only
+    None,
+    '<tool_call>{"name": "a", "arguments": {}}</tool_call>',
+    "completion",
+    {"max_block_chars": 28, "stream_arguments": True},
+)
 @example(None, "<think><tool_call>{}", "completion", {"calls_in_reasoning": True})  # HT111 of an empty segment
 @example(None, '<tool_call>{"name": "f", "x', "completion", {"max_block_chars": 5})  # cut before a string ends
 @example(None, '<|im_start|>user\n<tool_response>{"a": "</tool_response>"}', "transcript", {})

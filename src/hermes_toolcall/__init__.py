@@ -5,6 +5,7 @@ The public API is what this module re-exports (see ``__all__``).
 
 from __future__ import annotations
 
+from .detect import DialectGuess, detect_dialect
 from .errors import (
     ConformanceError,
     DecodeError,
@@ -32,10 +33,9 @@ from .model import (
     Transcript,
     Turn,
 )
-from .profiles import DIALECTS, DialectProfile, get_profile
-
-# --- render (issue: foundation) ---
 from .openai import messages_from_openai, messages_to_openai
+from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
+from .profiles import DIALECTS, DialectProfile, get_profile
 from .render import (
     render,
     render_system_prompt,
@@ -44,12 +44,8 @@ from .render import (
     render_tool_response,
     render_tool_responses,
 )
-# --- grammar (issue: grammar) ---
-from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
-# --- statemachine (issue: statemachine) ---
 from .statemachine import StreamParser
 from .statemachine.openai_chunks import OpenAIChunker
-# --- validate (issue: validation) ---
 from .validate import Selector, ValidationReport, validate, validate_record
 
 __version__ = "0.1.0"
@@ -60,18 +56,22 @@ __all__ = [
     "ConformanceError",
     "DecodeError",
     "Diagnostic",
+    "DialectGuess",
     "DialectProfile",
     "FunctionCall",
     "HermesError",
     "IdFactory",
     "InvalidToolCall",
     "Message",
+    "OpenAIChunker",
     "ParseError",
     "Part",
     "Reasoning",
     "RenderError",
+    "Selector",
     "Span",
     "StreamError",
+    "StreamParser",
     "Text",
     "ToolCall",
     "ToolResponse",
@@ -80,30 +80,24 @@ __all__ = [
     "Turn",
     "UsageError",
     "ValidationError",
+    "ValidationReport",
     "__version__",
+    "detect_dialect",
     "get_profile",
-    "openai_ids",
-    "sequential_ids",
-    # --- render names ---
     "messages_from_openai",
     "messages_to_openai",
+    "openai_ids",
+    "parse_completion",
+    "parse_completion_with",
+    "parse_transcript",
+    "parse_transcript_with",
     "render",
     "render_system_prompt",
     "render_tool_call",
     "render_tool_calls",
     "render_tool_response",
     "render_tool_responses",
-    # --- grammar names ---
-    "parse_completion",
-    "parse_completion_with",
-    "parse_transcript",
-    "parse_transcript_with",
-    # --- statemachine names ---
-    "OpenAIChunker",
-    "StreamParser",
-    # --- validate names ---
-    "Selector",
-    "ValidationReport",
+    "sequential_ids",
     "validate",
     "validate_record",
 ]

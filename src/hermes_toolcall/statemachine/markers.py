@@ -81,7 +81,8 @@ def _block(opener: str | None, closer: str) -> BlockScan:
         plain=_scan(ends),
         in_string=_scan(CONTROL, extra=r'["\\]'),
         out_full=_scan(ends, extra=r'["{}\[\]:,]'),
-        out_min=_scan(ends, extra='"'),
+        # a whole complete string (no control-token start inside) in one match, else a lone quote
+        out_min=_scan(ends, extra=r'"(?:[^"\\<]|\\(?:[^<]|<(?!\|im_))|<(?!\|im_))*"|"'),
     )
 
 

@@ -14,6 +14,7 @@ from ..errors import StreamError, UsageError
 from ..ids import IdFactory
 from ..model import Completion, Diagnostic, Part, Reasoning, ReasoningKind, Span, Text, ToolCall, Transcript, Turn
 from ..options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions
+from ..profiles import DialectProfile
 from .blocks import CallBlock, finish_call, finish_response, finish_tools
 from .buffer import Lines, held_from
 from .events import (
@@ -46,6 +47,7 @@ _ROLES: dict[str, Trigger] = {
 }
 _BLOCK_STATES = frozenset({State.CALL, State.REASONING_CALL, State.RESPONSE, State.TOOLS})
 _FAST_TEXT = frozenset({State.ASSISTANT, State.RESULTS, State.CATALOGUE, State.PLAIN, State.GAP, State.REASONING})
+_BODY_TEXT = frozenset({State.ASSISTANT, State.RESULTS, State.CATALOGUE, State.PLAIN})
 
 
 class StreamParser:
@@ -79,7 +81,7 @@ class StreamParser:
         self,
         *,
         level: Literal["completion", "transcript"] = "completion",
-        dialect: str = "hermes",
+        dialect: str | DialectProfile = "hermes",
         strict: bool = False,
         calls_in_reasoning: bool = False,
         stream_arguments: bool = False,
@@ -167,9 +169,17 @@ class StreamParser:
             self._lines.extend(chunk, total)
         self._chunks.append(chunk)
         self._total = total + len(chunk)
+        if not self._pending:  # fast paths: a chunk that cannot hold a marker or a token
+            state = self.state
+            if state in _BODY_TEXT and "<" not in chunk:
+                self._pos = total + len(chunk)
+                if self._text_start < 0:
+                    self._text_start = total
+                self._text.append(chunk)
+                return [TextDelta(text=chunk)]
         events: list[Event] = []
         self._events = events
-        if not self._pending:  # fast paths: a chunk that cannot hold a marker or a token
+        if not self._pending:
             state = self.state
             if state in _FAST_TEXT:
                 if "<" not in chunk:
@@ -630,6 +640,11 @@ class StreamParser:
                 return h, h < n
             j = m.start()
             tok = m.group()
+            if tok[0] == '"' and len(tok) > 1:  # a whole string (quotes-only scanning)
+                if pos + m.end() - 1 < limit:
+                    i = m.end()
+                    continue
+                tok = '"'
             if pos + j > limit or (pos + j == limit and len(tok) == 1):
                 self._sink(data[seg:j], pos + seg)
                 if args_from >= 0:
@@ -653,7 +668,8 @@ class StreamParser:
                     if args_from >= 0 and j > args_from:
                         self._arguments_delta(data[args_from:j])
                     return j, True
-                i = j + 2
+                # the escaped character is literal, but a control token still ends the block (R2)
+                i = j + 1 if j + 1 < n and data[j + 1] == "<" else j + 2
                 continue
             i = j + 1
             if tok == '"':
