@@ -40,3 +40,14 @@ def test_spaced_raises_like_json_dumps(value: Any) -> None:
             spaced(value)
     else:
         assert spaced(value) == expected
+
+
+def test_strings_match_json_dumps_for_every_code_point() -> None:
+    # the str fast path of `spaced` relies on orjson escaping exactly like json.dumps(ensure_ascii=False)
+    import json
+
+    chars = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+    for start in range(0, len(chars), 4096):
+        s = "".join(chars[start : start + 4096]) + '"\\'
+        assert spaced(s) == json.dumps(s, ensure_ascii=False)
+    assert spaced("\ud800 lone") == json.dumps("\ud800 lone", ensure_ascii=False)

@@ -31,6 +31,10 @@ def spaced(obj: Any) -> str:
     >>> spaced({"t": "12:30, ok", "x": 0.00001})
     '{"t": "12:30, ok", "x": 1e-05}'
     """
+    if type(obj) is str:
+        # a JSON string has no separators, and orjson escapes exactly what json.dumps(ensure_ascii=False)
+        # escapes (checked for every code point in tests/test_render_fastjson.py)
+        return dumps_fast(obj)
     try:
         compact = dumps_fast(obj)
     except (TypeError, ValueError):
