@@ -25,36 +25,6 @@ def shared_file(relative: str) -> Path:
     return path
 
 
-def _jinja_environment() -> object:
-    """The transformers-like Jinja environment of official-templates.md §11 (built once)."""
-    import json
-    from datetime import datetime
-
-    import jinja2.ext
-    from jinja2.exceptions import TemplateError
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    cached = _JINJA.get("env")
-    if cached is not None:
-        return cached
-
-    def _tojson(x: object, ensure_ascii: bool = False, indent: int | None = None,
-                separators: tuple[str, str] | None = None, sort_keys: bool = False) -> str:
-        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-    def _raise(message: str) -> None:
-        raise TemplateError(message)
-
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
-    env.filters["tojson"] = _tojson
-    env.globals.update(raise_exception=_raise, strftime_now=lambda fmt: datetime.now().strftime(fmt))
-    _JINJA["env"] = env
-    return env
-
-
-_JINJA: dict[str, object] = {}
-
-
 def jinja_render(
     source: str,
     messages: list[dict[str, object]],
@@ -63,20 +33,10 @@ def jinja_render(
     special_tokens: dict[str, str] | None = None,
     **kwargs: object,
 ) -> str:
-    """Render a chat template the way transformers does (recipe of official-templates.md §11)."""
-    template = _JINJA.get(source)
-    if template is None:
-        template = _JINJA[source] = _jinja_environment().from_string(source)  # type: ignore[attr-defined]
-    msgs = []
-    for m in messages:
-        m = {k: v for k, v in m.items() if v is not None}
-        r = next((m[k] for k in ("reasoning_content", "thinking", "reasoning") if k in m), None)
-        msgs.append({"thinking": r, **m, "reasoning_content": r} if r is not None else m)
-    tokens = {k: v for k, v in (special_tokens or {}).items() if v is not None}
-    rendered: str = template.render(  # type: ignore[attr-defined]
-        messages=msgs, tools=tools, documents=None, add_generation_prompt=add_generation_prompt, **{**tokens, **kwargs}
-    )
-    return rendered
+    """Render a chat template the way transformers does: the library's oracle (official-templates.md §11)."""
+    from hermes_toolcall.render.oracle import oracle_render
+
+    return oracle_render(source, messages, tools, add_generation_prompt, special_tokens, **kwargs)
 
 
 def merge_events(events: list[object]) -> list[object]:
