@@ -27,7 +27,15 @@ from .diagnostics import CATALOGUE
 from .errors import DecodeError
 from .lenient_json import LenientResult, Member, TopValue, scan
 
-__all__ = ["BodyIssue", "CallBody", "DecodedCall", "decode_call_body", "decode_tools_block", "response_name"]
+__all__ = [
+    "BodyIssue",
+    "CallBody",
+    "DecodedCall",
+    "decode_call_body",
+    "decode_tools_block",
+    "response_content",
+    "response_name",
+]
 
 _WS = " \t\n\r"
 _ARG_KEYS = ("arguments", "parameters", "args")
@@ -375,6 +383,19 @@ def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBo
         code, message = "HT103", f"not JSON: {err.message} at {_line_col(inner, err.position)}"
     issue = BodyIssue(code=code, message=message, start=err.position, end=len(inner), hint=_hint(code))
     return CallBody(calls=(), issues=(issue,), failure=code, name=result.first_name)
+
+
+def response_content(inner: str) -> str:
+    """The content of a ``<tool_response>`` body: less one leading newline, then one trailing newline.
+
+    >>> response_content("\\n42\\n"), response_content("\\n\\n")
+    ('42', '')
+    """
+    if inner.startswith("\n"):
+        inner = inner[1:]
+    if inner.endswith("\n"):
+        inner = inner[:-1]
+    return inner
 
 
 def response_name(content: str) -> str | None:

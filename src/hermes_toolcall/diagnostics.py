@@ -13,7 +13,7 @@ from typing import Literal
 from .errors import UsageError
 from .model import Diagnostic, Severity, Span
 
-__all__ = ["CATALOGUE", "Entry", "Kind", "entry", "make", "register", "severity_of"]
+__all__ = ["CATALOGUE", "MESSAGES", "Entry", "Kind", "entry", "make", "message", "register", "severity_of"]
 
 Kind = Literal["error", "warning", "info", "recoverable"]
 
@@ -327,6 +327,38 @@ _ENTRIES: tuple[Entry, ...] = (
 )
 
 CATALOGUE: dict[str, Entry] = {e.code: e for e in _ENTRIES}
+
+#: Message texts of the diagnostics both parsing engines write themselves (the JSON-body module writes
+#: its own): code, or ``code:variant``, -> ``str.format`` template. One table, so the engines' messages
+#: cannot drift apart (the agreement tests compare whole diagnostics).
+MESSAGES: dict[str, str] = {
+    "HT001": "<|im_start|> inside an open turn: the turn has no <|im_end|>",
+    "HT002": "the last turn has no <|im_end|> (cut off?)",
+    "HT003": "<|im_start|> is not followed by a role and a newline",
+    "HT004": "unknown role {role!r}; its body is plain text",
+    "HT005": "text outside any turn",
+    "HT006": "the completion continues after <|im_end|> or contains <|im_start|>",
+    "HT101": "<tool_call> has no </tool_call> before the end of its body",
+    "HT111": "<{kind}> is not closed before the end of the body",
+    "HT112": "<tool_response> has no </tool_response> before the end of its body",
+    "HT113": "<tools> has no </tools> before the end of the system turn",
+    "HT114": "<{tag}> block longer than max_block_chars ({limit}); cut here",
+    "HT121": "stray {tag} with no opener (kept as text)",
+    "HT122": "fabricated <tool_response> in an assistant body (kept as text)",
+    "HT122:stop": "fabricated <tool_response> in an assistant body",
+    "HT123": "parsing stopped at a fabricated <tool_response>",
+    "HT124": "<tool_call> inside reasoning stays reasoning text",
+    "no-call": "no call in the block",
+}
+
+
+def message(key: str, **fields: object) -> str:
+    """The message text of an engine diagnostic (``key`` is a code or ``code:variant``).
+
+    >>> message("HT121", tag="</think>")
+    'stray </think> with no opener (kept as text)'
+    """
+    return MESSAGES[key].format(**fields)
 
 
 def register(entries: tuple[Entry, ...]) -> None:

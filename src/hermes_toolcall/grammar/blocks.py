@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import diagnostics
-from ..body import decode_call_body, decode_tools_block, response_name
+from ..body import decode_call_body, decode_tools_block, response_content, response_name
+from ..diagnostics import message
 from ..ids import sub_id
 from ..model import (
     Diagnostic,
@@ -89,11 +90,11 @@ class BlockReader:
             Reasoning(kind=kind, text=src[inner_start:inner_end], span=self.span(s, e), opened=True, closed=closed)
         )
         if not closed:
-            self.diag("HT111", f"<{kind}> is not closed before the end of the body", s, e)
+            self.diag("HT111", message("HT111", kind=kind), s, e)
         find = src.find
         at = find(_CALL_TAG, inner_start, inner_end)
         while at >= 0:
-            self.diag("HT124", "<tool_call> inside reasoning stays reasoning text", at, at + 11)
+            self.diag("HT124", message("HT124"), at, at + 11)
             at = find(_CALL_TAG, at + 11, inner_end)
 
     def call_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
@@ -106,13 +107,13 @@ class BlockReader:
         limit = self.opts.max_block_chars
         if inner_end - b > limit:
             cut = b + limit
-            message = f"<tool_call> block longer than max_block_chars ({limit}); cut here"
+            text = message("HT114", tag="tool_call", limit=limit)
             body.parts.append(
                 InvalidToolCall(
-                    id=block_id, raw=src[s:cut], span=self.span(s, cut), code="HT114", message=message, closed=False
+                    id=block_id, raw=src[s:cut], span=self.span(s, cut), code="HT114", message=text, closed=False
                 )
             )
-            self.diag("HT114", message, s, cut)
+            self.diag("HT114", text, s, cut)
             self.reach = cut
             return cut
         end = e
@@ -122,17 +123,17 @@ class BlockReader:
         for issue in decoded.issues:
             self.diag(issue.code, issue.message, b + issue.start, b + issue.end, issue.hint)
         if not decoded.calls:
-            message = decoded.issues[-1].message if decoded.issues else "no call in the block"
+            text = decoded.issues[-1].message if decoded.issues else message("no-call")
             code = decoded.failure or "HT103"
             body.parts.append(
                 InvalidToolCall(
-                    id=block_id, raw=raw, span=span, code=code, message=message, name=decoded.name, closed=closed
+                    id=block_id, raw=raw, span=span, code=code, message=text, name=decoded.name, closed=closed
                 )
             )
             return None
         if not closed:
-            message = "<tool_call> has no </tool_call> before the end of its body"
-            self.diag("HT101", message, s, end)
+            text = message("HT101")
+            self.diag("HT101", text, s, end)
             if self.opts.strict:
                 body.parts.append(
                     InvalidToolCall(
@@ -140,7 +141,7 @@ class BlockReader:
                         raw=raw,
                         span=span,
                         code="HT101",
-                        message=message,
+                        message=text,
                         name=decoded.calls[0].name,
                         closed=False,
                     )
@@ -175,22 +176,18 @@ class BlockReader:
             body.parts.append(
                 ToolResponse(content=kept, raw=src[s:cut], span=self.span(s, cut), name=None, closed=False)
             )
-            self.diag("HT114", f"<tool_response> block longer than max_block_chars ({limit}); cut here", s, cut)
+            self.diag("HT114", message("HT114", tag="tool_response", limit=limit), s, cut)
             self.reach = cut
             return cut
         end = e
-        content = src[b:inner_end]
-        if content.startswith("\n"):
-            content = content[1:]
-        if content.endswith("\n"):
-            content = content[:-1]
+        content = response_content(src[b:inner_end])
         body.parts.append(
             ToolResponse(
                 content=content, raw=src[s:end], span=self.span(s, end), name=response_name(content), closed=closed
             )
         )
         if not closed:
-            self.diag("HT112", "<tool_response> has no </tool_response> before the end of its body", s, end)
+            self.diag("HT112", message("HT112"), s, end)
         return None
 
     def tools_block(self, body: Body, s: int, e: int) -> int | None:
@@ -206,11 +203,11 @@ class BlockReader:
             body.parts.append(
                 ToolsBlock(text=kept, tools=decode_tools_block(kept), span=self.span(s, cut), closed=False)
             )
-            self.diag("HT114", f"<tools> block longer than max_block_chars ({limit}); cut here", s, cut)
+            self.diag("HT114", message("HT114", tag="tools", limit=limit), s, cut)
             self.reach = cut
             return cut
         inner = src[b:inner_end]
         body.parts.append(ToolsBlock(text=inner, tools=decode_tools_block(inner), span=self.span(s, e), closed=closed))
         if not closed:
-            self.diag("HT113", "<tools> has no </tools> before the end of the system turn", s, e)
+            self.diag("HT113", message("HT113"), s, e)
         return None

@@ -10,6 +10,7 @@ via ``body.py``), call ids and indices, and the diagnostics.
 
 from __future__ import annotations
 
+from ..diagnostics import message
 from ..model import (
     Completion,
     Diagnostic,
@@ -94,7 +95,7 @@ class _Builder(BlockReader):
         if e > s:
             gaps.append(Text(text=self.src[s:e], span=self.span(s, e)))
             if self.src[s:e].strip(_WS):
-                self.diag("HT005", "text outside any turn", s, e)
+                self.diag("HT005", message("HT005"), s, e)
 
     def sorted_diagnostics(self) -> tuple[Diagnostic, ...]:
         return tuple(sorted(self.diags, key=lambda d: d.span.start))
@@ -123,16 +124,16 @@ class _Builder(BlockReader):
                 self.add_text(body, s, e)
             elif typ in _STRAY:
                 self.add_text(body, s, e)
-                self.diag("HT121", f"stray {_STRAY[typ]} with no opener (kept as text)", s, e)
+                self.diag("HT121", message("HT121", tag=_STRAY[typ]), s, e)
             elif typ == "FAB":
                 if self.variant.stop_at_fabricated:
                     self.flush_text(body)
-                    self.diag("HT122", "fabricated <tool_response> in an assistant body", s, s + 15)
-                    self.diag("HT123", "parsing stopped at a fabricated <tool_response>", s, len(self.src))
+                    self.diag("HT122", message("HT122:stop"), s, s + 15)
+                    self.diag("HT123", message("HT123"), s, len(self.src))
                     self.stopped_at = self.reach = s
                     return
                 self.add_text(body, s, e)
-                self.diag("HT122", "fabricated <tool_response> in an assistant body (kept as text)", s, e)
+                self.diag("HT122", message("HT122"), s, e)
             elif typ in _CALLS:
                 self.flush_text(body)
                 if body.segment is not None:
@@ -148,7 +149,7 @@ class _Builder(BlockReader):
         if seg is not None:
             seg.text_end = stop = max(self.reach, seg.text_end)
             self.end_segment(body, stop, closed=False)
-            self.diag("HT111", f"<{seg.kind}> is not closed before the end of the body", seg.start, stop)
+            self.diag("HT111", message("HT111", kind=seg.kind), seg.start, stop)
         self.flush_text(body)
 
     def segment_token(self, body: Body, typ: str, s: int, e: int) -> None:
@@ -198,7 +199,7 @@ class _Builder(BlockReader):
                 self.add_text(body, s, e)
             elif typ == "STRAY_RESP":
                 self.add_text(body, s, e)
-                self.diag("HT121", "stray </tool_response> with no opener (kept as text)", s, e)
+                self.diag("HT121", message("HT121", tag="</tool_response>"), s, e)
             else:
                 self.flush_text(body)
                 cut = self.response_block(body, typ, s, e)
@@ -215,7 +216,7 @@ class _Builder(BlockReader):
                 self.add_text(body, s, e)
             elif typ == "STRAY_TOOLS":
                 self.add_text(body, s, e)
-                self.diag("HT121", "stray </tools> with no opener (kept as text)", s, e)
+                self.diag("HT121", message("HT121", tag="</tools>"), s, e)
             else:
                 self.flush_text(body)
                 cut = self.tools_block(body, s, e)
@@ -238,7 +239,7 @@ class _Builder(BlockReader):
         body = Body()
         if typ == "HEAD_UNTERM":
             role = src[s + 12 : e]
-            self.diag("HT003", "<|im_start|> is not followed by a role and a newline", s, e)
+            self.diag("HT003", message("HT003"), s, e)
         else:
             role = src[s + 12 : e - 1]
             if typ == "A_HEAD":
@@ -249,7 +250,7 @@ class _Builder(BlockReader):
                 self.system_body(body)
             else:
                 if role not in _KNOWN_ROLES:
-                    self.diag("HT004", f"unknown role {role!r}; its body is plain text", s + 12, e - 1)
+                    self.diag("HT004", message("HT004", role=role), s + 12, e - 1)
                 self.other_body(body)
         last = self.reach
         end: Span | None = None
@@ -265,10 +266,10 @@ class _Builder(BlockReader):
             end = self.span(nxt[1], last)
         elif typ != "HEAD_UNTERM":
             if nxt is not None:
-                self.diag("HT001", "<|im_start|> inside an open turn: the turn has no <|im_end|>", nxt[1], nxt[1] + 12)
+                self.diag("HT001", message("HT001"), nxt[1], nxt[1] + 12)
             elif last > e:
                 n = len(src)
-                self.diag("HT002", "the last turn has no <|im_end|> (cut off?)", n, n)
+                self.diag("HT002", message("HT002"), n, n)
         return Turn(role=role, parts=tuple(body.parts), span=self.span(s, last), header=self.span(s, e), end=end)
 
 
@@ -319,7 +320,7 @@ def build_completion(text: str, options: ParseOptions) -> Completion:
         n = len(text)
         end = b.span(p, n)
         if tok[0] != "IM_END" or text[p + 10 :].strip(_WS):
-            b.diag("HT006", "the completion continues after <|im_end|> or contains <|im_start|>", p, n)
+            b.diag("HT006", message("HT006"), p, n)
     return Completion(
         parts=tuple(body.parts), diagnostics=b.sorted_diagnostics(), source=text, end=end, stopped_at=b.stopped_at
     )

@@ -14,7 +14,7 @@ from ..model import Diagnostic, InvalidToolCall, Part, Span, ToolCall, ToolRespo
 from .events import ArgumentsDelta, DiagnosticEvent, Event, ToolCallEnd, ToolCallStart, ToolResponseEvent, ToolsEvent
 from .messages import diagnostic, message
 
-__all__ = ["CallBlock", "finish_call", "finish_response", "finish_tools", "response_content"]
+__all__ = ["CallBlock", "finish_call", "finish_response", "finish_tools"]
 
 SpanOf = Callable[[int, int], Span]
 
@@ -123,19 +123,6 @@ def finish_call(
     return parts, events, diags
 
 
-def response_content(inner: str) -> str:
-    """The inner body less one leading newline, then one trailing newline.
-
-    >>> response_content("\\n42\\n")
-    '42'
-    """
-    if inner.startswith("\n"):
-        inner = inner[1:]
-    if inner.endswith("\n"):
-        inner = inner[:-1]
-    return inner
-
-
 def finish_response(
     *, inner: str, start: int, end: int, closed: bool, cut: bool, strict: bool, max_block_chars: int, span_of: SpanOf
 ) -> tuple[Part, list[Event], list[Diagnostic]]:
@@ -145,7 +132,7 @@ def finish_response(
     """
     span = span_of(start, end)
     raw = "<tool_response>" + inner + ("</tool_response>" if closed else "")
-    content = inner if cut else response_content(inner)
+    content = inner if cut else body.response_content(inner)
     name = None if cut else body.response_name(content)
     part = ToolResponse(content=content, raw=raw, span=span, name=name, closed=closed)
     diags = []
