@@ -2,15 +2,42 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import UsageError
 from ..model import Diagnostic
+from ..options import DEFAULT_MAX_BLOCK_CHARS
 from ..positions import LineIndex
+from ..profiles import DIALECTS
 
-__all__ = ["format_diagnostic", "print_diagnostics", "read_input"]
+__all__ = ["add_parse_options", "format_diagnostic", "print_diagnostics", "read_input"]
+
+
+def add_parse_options(p: argparse.ArgumentParser, *, dialect_flag: str = "--dialect", auto: bool = True) -> None:
+    """The parse options shared by ``parse``, ``convert`` and ``stream`` (the ``ParseOptions`` knobs).
+
+    ``dialect_flag=""`` leaves the dialect out (``convert`` has ``--from``); ``auto=False`` refuses
+    ``auto`` (a stream cannot detect its dialect before it has read it).
+    """
+    if dialect_flag:
+        p.add_argument(
+            dialect_flag,
+            dest="dialect",
+            default="hermes",
+            choices=(*sorted(DIALECTS), "auto") if auto else tuple(sorted(DIALECTS)),
+            help="dialect of the input (default: hermes" + ("; auto = detect it)" if auto else ")"),
+        )
+    p.add_argument("--strict", action="store_true", help="no recoveries; exit 1 when errors are found")
+    p.add_argument("--calls-in-reasoning", action="store_true", help="a <tool_call> inside reasoning is a call")
+    p.add_argument(
+        "--stop-at-fabricated-response", action="store_true", help="stop at a <tool_response> in an assistant body"
+    )
+    p.add_argument(
+        "--max-block-chars", type=int, default=DEFAULT_MAX_BLOCK_CHARS, metavar="N", help="largest block body"
+    )
 
 
 def read_input(path: str) -> str:

@@ -9,8 +9,8 @@ from typing import Any
 from ..errors import ParseError
 from ..model import ToolsBlock, Transcript
 from ..profiles import DIALECTS
-from .common import print_diagnostics, read_input
-from .parse_cmd import add_parse_options, parse_text
+from .common import add_parse_options, print_diagnostics, read_input
+from .parse_cmd import parse_text
 
 __all__ = ["convert", "register"]
 
@@ -62,6 +62,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--to", dest="target", required=True, choices=sorted(DIALECTS), help="target dialect")
     add_parse_options(p, dialect_flag="")
+    p.add_argument("--sequential-ids", action="store_true", help="ids call_0, call_1, … (reproducible output)")
     p.set_defaults(func=_run)
 
 

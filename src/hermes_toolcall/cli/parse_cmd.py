@@ -11,12 +11,10 @@ from .. import jsonio
 from ..errors import ParseError
 from ..ids import sequential_ids
 from ..model import Completion, Diagnostic, Part, Span, Transcript, Turn
-from ..options import DEFAULT_MAX_BLOCK_CHARS
 from ..parse import parse_completion, parse_transcript
-from ..profiles import DIALECTS
-from .common import print_diagnostics, read_input
+from .common import add_parse_options, print_diagnostics, read_input
 
-__all__ = ["add_parse_options", "parse_text", "register", "to_json"]
+__all__ = ["parse_text", "register", "to_json"]
 
 _PART_TYPES = {
     "Text": "text",
@@ -81,27 +79,6 @@ def to_json(result: Completion | Transcript) -> dict[str, Any]:
     }
 
 
-def add_parse_options(p: argparse.ArgumentParser, *, dialect_flag: str = "--dialect") -> None:
-    """The parse options shared by ``parse`` and ``convert``."""
-    if dialect_flag:
-        p.add_argument(
-            dialect_flag,
-            dest="dialect",
-            default="hermes",
-            choices=(*sorted(DIALECTS), "auto"),
-            help="dialect of the input (default: hermes; auto = detect it)",
-        )
-    p.add_argument("--strict", action="store_true", help="no recoveries; exit 1 when errors are found")
-    p.add_argument("--calls-in-reasoning", action="store_true", help="a <tool_call> inside reasoning is a call")
-    p.add_argument(
-        "--stop-at-fabricated-response", action="store_true", help="stop at a <tool_response> in an assistant body"
-    )
-    p.add_argument(
-        "--max-block-chars", type=int, default=DEFAULT_MAX_BLOCK_CHARS, metavar="N", help="largest block body"
-    )
-    p.add_argument("--sequential-ids", action="store_true", help="ids call_0, call_1, … (reproducible output)")
-
-
 def parse_text(args: argparse.Namespace, text: str, *, completion: bool) -> Completion | Transcript:
     """Parse ``text`` with the options of ``args``.
 
@@ -139,6 +116,7 @@ def register(subparsers: Any) -> None:
         help="json: every part with spans; openai: the OpenAI message(s)",
     )
     add_parse_options(p)
+    p.add_argument("--sequential-ids", action="store_true", help="ids call_0, call_1, … (reproducible output)")
     p.set_defaults(func=_run)
 
 

@@ -21,7 +21,7 @@ from ..ids import sequential_ids
 from ..statemachine import StreamParser
 from ..statemachine.events import Event
 from ..statemachine.openai_chunks import OpenAIChunker
-from .common import print_diagnostics
+from .common import add_parse_options, print_diagnostics
 
 __all__ = ["event_json", "read_chunks", "register"]
 
@@ -40,11 +40,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--level", choices=("completion", "transcript"), default="completion")
     p.add_argument("--format", choices=("events", "openai"), default="events", dest="output")
-    p.add_argument("--dialect", default="hermes", help="dialect profile (default: hermes)")
-    p.add_argument("--strict", action="store_true", help="no recoveries; exit 1 on errors")
-    p.add_argument("--calls-in-reasoning", action="store_true", help="<tool_call> inside reasoning is a call")
+    add_parse_options(p, auto=False)
     p.add_argument("--stream-arguments", action="store_true", help="emit argument deltas as they arrive")
-    p.add_argument("--stop-at-fabricated-response", action="store_true", help="stop at a fabricated result")
     p.add_argument("--deferred-calls", action="store_true", help="openai: send each call whole at its end")
     p.add_argument("--random-ids", action="store_true", help="random call ids (default: call_0, call_1, ...)")
     p.set_defaults(func=_run)
@@ -105,6 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         calls_in_reasoning=args.calls_in_reasoning,
         stream_arguments=args.stream_arguments,
         stop_at_fabricated_response=args.stop_at_fabricated_response,
+        max_block_chars=args.max_block_chars,
         ids=None if args.random_ids else sequential_ids(),
     )
     openai = args.output == "openai"
