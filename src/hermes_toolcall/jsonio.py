@@ -43,7 +43,8 @@ def loads(text: str) -> Any:
         raise DecodeError("JSON nested too deeply", -1) from exc
 
 
-_LONG_DIGITS = re.compile(r"\d{19}").search
+# a JSON integer beyond 64 bits has at least 19 digits and no leading zero ([0-9]: JSON digits are ASCII)
+_LONG_DIGITS = re.compile(r"[1-9][0-9]{18}").search
 
 
 def loads_or_none(text: str) -> Any:

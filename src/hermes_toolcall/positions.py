@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 
+from .construct import new_span
 from .model import Span
 
 __all__ = ["LineIndex"]
@@ -23,13 +25,9 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
-        find = text.find
-        i = find("\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = find("\n", i + 1)
-        self._starts = starts
+        # line k+1 starts one past the end of line k: running sums of (length + 1), all in C
+        lengths = map(len, text.split("\n"))
+        self._starts = list(accumulate(map((1).__add__, lengths), initial=0))[:-1]
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of ``offset``."""
@@ -38,8 +36,9 @@ class LineIndex:
 
     def span(self, start: int, end: int) -> Span:
         """A span with the line:column of ``start``."""
-        line, column = self.line_col(start)
-        return Span(start=start, end=end, line=line, column=column)
+        starts = self._starts
+        line = bisect_right(starts, start)
+        return new_span(start, end, line, start - starts[line - 1] + 1)
 
     def source_line(self, line: int) -> str:
         """The text of 1-based ``line`` without its newline."""
