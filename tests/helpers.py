@@ -1,12 +1,51 @@
-"""Helpers shared by the tests (merging adjacent deltas, reading shared files)."""
+"""Helpers shared by the tests (merging adjacent deltas, reading shared files, grammar variants)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
 from conftest import SHARED, TEMPLATES
+from hermes_toolcall.grammar import Variant
+
+# every option variant of the grammar (reasoning kinds × calls in reasoning × stop at a fabricated result)
+VARIANTS = tuple(
+    Variant(kinds=kinds, calls_in_reasoning=cir, stop_at_fabricated=stop)
+    for kinds in (("think", "scratch_pad"), ("think",), ())
+    for cir in (False, True)
+    for stop in (False, True)
+)
+
+_PIECES = (
+    "<|im_start|>",
+    "<|im_end|>",
+    "assistant\n",
+    "user\n",
+    "tool\n",
+    "system\n",
+    "x\n",
+    "<tool_call>",
+    "</tool_call>",
+    "<think>",
+    "</think>",
+    "<scratch_pad>",
+    "</scratch_pad>",
+    "<tool_response>",
+    "</tool_response>",
+    "<tools>",
+    "</tools>",
+    "<",
+    "{",
+    "[",
+    '"',
+    "\\",
+    "a",
+    "\n",
+    " ",
+)
+soup = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 
 def template_source(name: str) -> str:

@@ -8,46 +8,10 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+from helpers import VARIANTS, soup
 from hermes_toolcall.grammar import GRAMMAR, Variant, parse_tree, tokens
 from hermes_toolcall.grammar.parser import START_RULES, a_text_pattern
 from hermes_toolcall.testing.strategies import adversarial_texts
-
-VARIANTS = tuple(
-    Variant(kinds=kinds, calls_in_reasoning=cir, stop_at_fabricated=stop)
-    for kinds in (("think", "scratch_pad"), ("think",), ())
-    for cir in (False, True)
-    for stop in (False, True)
-)
-
-_PIECES = (
-    "<|im_start|>",
-    "<|im_end|>",
-    "assistant\n",
-    "user\n",
-    "tool\n",
-    "system\n",
-    "x\n",
-    "<tool_call>",
-    "</tool_call>",
-    "<think>",
-    "</think>",
-    "<scratch_pad>",
-    "</scratch_pad>",
-    "<tool_response>",
-    "</tool_response>",
-    "<tools>",
-    "</tools>",
-    "<",
-    "{",
-    "[",
-    '"',
-    "\\",
-    "a",
-    "\n",
-    " ",
-)
-soup = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
-
 
 DEFAULT = Variant()
 

@@ -8,6 +8,15 @@ the tokens of the parse into the data model (docs/parsing.md). The public entry 
 from __future__ import annotations
 
 from .build import build_completion, build_transcript
-from .parser import GRAMMAR, Variant, parse_tree, tokens
+from .parser import GRAMMAR, GrammarBug, Variant, parse_tree, tokens, tree_tokens
 
-__all__ = ["GRAMMAR", "Variant", "build_completion", "build_transcript", "parse_tree", "tokens"]
+__all__ = [
+    "GRAMMAR",
+    "GrammarBug",
+    "Variant",
+    "build_completion",
+    "build_transcript",
+    "parse_tree",
+    "tokens",
+    "tree_tokens",
+]

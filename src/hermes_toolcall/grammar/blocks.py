@@ -12,16 +12,15 @@ from dataclasses import dataclass, field
 
 from .. import diagnostics
 from ..body import decode_call_body, decode_tools_block, response_content, response_name
+from ..construct import new_reasoning, new_tool_call, new_tool_response
 from ..diagnostics import message
 from ..ids import sub_id
 from ..model import (
     Diagnostic,
     InvalidToolCall,
     Part,
-    Reasoning,
     ReasoningKind,
     Span,
-    ToolCall,
     ToolResponse,
     ToolsBlock,
 )
@@ -86,9 +85,7 @@ class BlockReader:
         closer = _CLOSE_TAG[kind]
         closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
         inner_end = e - len(closer) if closed else e
-        body.parts.append(
-            Reasoning(kind=kind, text=src[inner_start:inner_end], span=self.span(s, e), opened=True, closed=closed)
-        )
+        body.parts.append(new_reasoning(kind, src[inner_start:inner_end], self.span(s, e), True, closed))
         if not closed:
             self.diag("HT111", message("HT111", kind=kind), s, e)
         find = src.find
@@ -149,15 +146,8 @@ class BlockReader:
                 return None
         for k, call in enumerate(decoded.calls):
             body.parts.append(
-                ToolCall(
-                    index=body.calls,
-                    id=sub_id(block_id, k),
-                    name=call.name,
-                    arguments=call.arguments,
-                    arguments_json=call.arguments_json,
-                    raw=raw,
-                    span=span,
-                    closed=closed,
+                new_tool_call(
+                    body.calls, sub_id(block_id, k), call.name, call.arguments, call.arguments_json, raw, span, closed
                 )
             )
             body.calls += 1
@@ -181,11 +171,7 @@ class BlockReader:
             return cut
         end = e
         content = response_content(src[b:inner_end])
-        body.parts.append(
-            ToolResponse(
-                content=content, raw=src[s:end], span=self.span(s, end), name=response_name(content), closed=closed
-            )
-        )
+        body.parts.append(new_tool_response(content, src[s:end], self.span(s, end), response_name(content), closed))
         if not closed:
             self.diag("HT112", message("HT112"), s, end)
         return None

@@ -10,6 +10,7 @@ via ``body.py``), call ids and indices, and the diagnostics.
 
 from __future__ import annotations
 
+from ..construct import new_text, new_turn
 from ..diagnostics import message
 from ..model import (
     Completion,
@@ -93,7 +94,7 @@ class _Builder(BlockReader):
     def gap(self, gaps: list[Text], s: int, e: int) -> None:
         """Text outside any turn (§3.1): kept, and ``HT005`` unless it is whitespace."""
         if e > s:
-            gaps.append(Text(text=self.src[s:e], span=self.span(s, e)))
+            gaps.append(new_text(self.src[s:e], self.span(s, e)))
             if self.src[s:e].strip(_WS):
                 self.diag("HT005", message("HT005"), s, e)
 
@@ -109,7 +110,7 @@ class _Builder(BlockReader):
     def flush_text(self, body: Body) -> None:
         if body.text_start >= 0:
             s, e = body.text_start, body.text_end
-            body.parts.append(Text(text=self.src[s:e], span=self.span(s, e)))
+            body.parts.append(new_text(self.src[s:e], self.span(s, e)))
             body.text_start = -1
 
     # ------------------------------------------------------------------ bodies
@@ -229,7 +230,7 @@ class _Builder(BlockReader):
         tok = self.peek()
         if tok is not None and tok[0] == "O_TEXT":
             self.take(tok)
-            body.parts.append(Text(text=self.src[tok[1] : tok[2]], span=self.span(tok[1], tok[2])))
+            body.parts.append(new_text(self.src[tok[1] : tok[2]], self.span(tok[1], tok[2])))
 
     # ------------------------------------------------------------------ envelope
     def turn(self, head: Tok) -> Turn:
@@ -270,7 +271,7 @@ class _Builder(BlockReader):
             elif last > e:
                 n = len(src)
                 self.diag("HT002", message("HT002"), n, n)
-        return Turn(role=role, parts=tuple(body.parts), span=self.span(s, last), header=self.span(s, e), end=end)
+        return new_turn(role, tuple(body.parts), self.span(s, last), self.span(s, e), end)
 
 
 def build_transcript(text: str, options: ParseOptions) -> Transcript:

@@ -3,13 +3,12 @@
 The grammar file is read once at import. The options that change lexing (reasoning kinds of the
 profile, ``calls_in_reasoning``, ``stop_at_fabricated_response``) change a few terminal patterns
 through Lark's ``edit_terminals`` hook; the rules never change. Each variant's parser is built
-once and cached.
+once and cached. Lark compiles the grammar; ``tokens`` runs the compiled table with
+``grammar/driver.py`` (no tree), and ``parse_tree`` runs Lark's own parser.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -19,8 +18,9 @@ from lark import Lark, Token, Tree
 from lark.exceptions import LarkError
 
 from ..errors import HermesError
+from .driver import Driver, DriverError
 
-__all__ = ["GRAMMAR", "START_RULES", "GrammarBug", "Variant", "parse_tree", "tokens"]
+__all__ = ["GRAMMAR", "START_RULES", "GrammarBug", "Variant", "lark_parser", "parse_tree", "tokens", "tree_tokens"]
 
 GRAMMAR: str = resources.files(__package__).joinpath("hermes.lark").read_text(encoding="utf-8")
 
@@ -94,24 +94,13 @@ def _regexp(pattern: str) -> Any:
     return PatternRE(pattern)
 
 
-def _plugins() -> dict[str, Any]:
-    """Lark's optional Cython LALR parser and lexer (``lark-cython``) when installed and not disabled.
-
-    Same grammar, same tables, same tokens; about 1.5x faster. ``HERMES_TOOLCALL_PURE_LARK=1``
-    turns it off.
-    """
-    if os.environ.get("HERMES_TOOLCALL_PURE_LARK"):
-        return {}
-    try:
-        module = importlib.import_module("lark_cython")
-    except ImportError:
-        return {}
-    plugins: dict[str, Any] = module.plugins
-    return {"_plugins": plugins}
-
-
 @lru_cache(maxsize=16)
-def _parser(variant: Variant) -> Lark:
+def lark_parser(variant: Variant) -> Lark:
+    """Lark's LALR parser of ``hermes.lark`` with the contextual lexer, for one option variant (cached).
+
+    >>> lark_parser(Variant()).options.parser
+    'lalr'
+    """
     return Lark(
         GRAMMAR,
         parser="lalr",
@@ -119,8 +108,12 @@ def _parser(variant: Variant) -> Lark:
         start=list(START_RULES),
         edit_terminals=_edit(variant),
         maybe_placeholders=False,
-        **_plugins(),
     )
+
+
+@lru_cache(maxsize=16)
+def _driver(variant: Variant) -> Driver:
+    return Driver(lark_parser(variant))
 
 
 def parse_tree(text: str, start: str, variant: Variant) -> Tree[Token]:
@@ -133,7 +126,7 @@ def parse_tree(text: str, start: str, variant: Variant) -> Tree[Token]:
     True
     """
     try:
-        return _parser(variant).parse(text, start=start)
+        return lark_parser(variant).parse(text, start=start)
     except LarkError as exc:  # pragma: no cover - the grammar is total
         raise GrammarBug(f"grammar rejected the input ({start}): {exc}") from exc
 
@@ -141,8 +134,26 @@ def parse_tree(text: str, start: str, variant: Variant) -> Tree[Token]:
 def tokens(text: str, start: str, variant: Variant, offset: int = 0) -> list[tuple[str, int, int]]:
     """The tokens of ``text`` in document order, as ``(terminal, start, end)`` shifted by ``offset``.
 
+    Runs Lark's compiled table without building a tree (``grammar/driver.py``); the tokens are
+    those of the leaves of ``parse_tree`` (checked by ``tests/test_grammar_driver.py``).
+
+    Raises:
+        GrammarBug: the input was rejected (the grammar is total, so this is a bug to report).
+
     >>> tokens("a</think>", "completion", Variant())
     [('A_TEXT', 0, 1), ('STRAY_THINK', 1, 9)]
+    """
+    try:
+        return _driver(variant).tokens(text, start, offset)
+    except DriverError as exc:  # pragma: no cover - the grammar is total
+        raise GrammarBug(f"grammar rejected the input: {exc}") from exc
+
+
+def tree_tokens(text: str, start: str, variant: Variant, offset: int = 0) -> list[tuple[str, int, int]]:
+    """The leaves of Lark's own parse tree in document order (the reference for ``tokens``).
+
+    >>> tree_tokens("a</think>", "completion", Variant()) == tokens("a</think>", "completion", Variant())
+    True
     """
     out: list[tuple[str, int, int]] = []
     stack: list[Any] = [iter(parse_tree(text, start, variant).children)]
