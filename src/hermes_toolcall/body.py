@@ -19,10 +19,12 @@ Decisions beyond the brief:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from . import jsonio
+from .construct import positional
 from .diagnostics import CATALOGUE
 from .errors import DecodeError
 from .lenient_json import LenientResult, Member, TopValue, scan
@@ -40,8 +42,10 @@ __all__ = [
 _WS = " \t\n\r"
 _ARG_KEYS = ("arguments", "parameters", "args")
 _S = r"[ \t\n\r]*"
-_FAST_HEAD = re.compile(r'\{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*)"'
-                        r'[ \t\n\r]*,[ \t\n\r]*"arguments"[ \t\n\r]*:[ \t\n\r]*')
+_FAST_HEAD = re.compile(
+    r'\{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*)"'
+    r'[ \t\n\r]*,[ \t\n\r]*"arguments"[ \t\n\r]*:[ \t\n\r]*'
+)
 
 _PYTHON_OPENERS = ("{'", "[{'", "{ '", "[{ '")  # cannot start JSON: skip the strict attempt
 _CANONICAL_HEADS = (('{"name": "', '", "arguments": '), ('{"name":"', '","arguments":'))
@@ -82,6 +86,13 @@ class CallBody:
     issues: tuple[BodyIssue, ...]
     failure: str | None
     name: str | None
+
+
+# the canonical call's values are built on the hot path of both engines (see construct.py)
+_new_decoded_call = cast(Callable[[str, dict[str, Any], str], DecodedCall], positional(DecodedCall))
+_new_call_body = cast(
+    Callable[[tuple[DecodedCall, ...], tuple[BodyIssue, ...], str | None, str | None], CallBody], positional(CallBody)
+)
 
 
 _STRINGIFIED = "`arguments` is a JSON string holding an object"
@@ -327,7 +338,7 @@ def _fast_path(text: str) -> DecodedCall | None:
         return None
     if type(arguments) is not dict or not name:
         return None
-    return DecodedCall(name=name, arguments=arguments, arguments_json=candidate)
+    return _new_decoded_call(name, arguments, candidate)
 
 
 def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBody:
@@ -353,7 +364,7 @@ def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBo
         return CallBody(calls=(), issues=(issue,), failure="HT106", name=None)
     call = _fast_path(text)
     if call is not None:
-        return CallBody(calls=(call,), issues=(), failure=None, name=call.name)
+        return _new_call_body((call,), (), None, call.name)
     lead = len(inner) - len(inner.lstrip(_WS))
     end = lead + len(text)
     value: Any = None
@@ -411,7 +422,7 @@ def response_name(content: str) -> str | None:
         return None
     if '"name"' not in text and "\\u" not in text:
         return None
-    value = jsonio.loads_or_none(text)
+    value = jsonio.loads_shape_or_none(text)  # only the keys and the name string are read
     if type(value) is dict and len(value) == 2 and "content" in value and isinstance(value.get("name"), str):
         name: str = value["name"]
         return name

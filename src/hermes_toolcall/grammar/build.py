@@ -10,7 +10,7 @@ via ``body.py``), call ids and indices, and the diagnostics.
 
 from __future__ import annotations
 
-from ..construct import new_text, new_turn
+from ..construct import new_span, new_text, new_turn
 from ..diagnostics import message
 from ..model import (
     Completion,
@@ -50,6 +50,7 @@ _SEG_KIND: dict[str, ReasoningKind] = {
     "SCRATCH_CLOSE": "scratch_pad",
 }
 _CALLS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN"})
+_A_STOP = _CONTROL | {"AFTER"}
 
 Tok = tuple[str, int, int]
 
@@ -94,8 +95,9 @@ class _Builder(BlockReader):
     def gap(self, gaps: list[Text], s: int, e: int) -> None:
         """Text outside any turn (§3.1): kept, and ``HT005`` unless it is whitespace."""
         if e > s:
-            gaps.append(new_text(self.src[s:e], self.span(s, e)))
-            if self.src[s:e].strip(_WS):
+            text = self.src[s:e]
+            gaps.append(new_text(text, self.span(s, e)))
+            if text != "\n" and text.strip(_WS):
                 self.diag("HT005", message("HT005"), s, e)
 
     def sorted_diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -116,14 +118,21 @@ class _Builder(BlockReader):
     # ------------------------------------------------------------------ bodies
     def assistant_body(self, body: Body) -> None:
         """Read an assistant body up to a control token or the end of the input."""
-        while (tok := self.peek()) is not None:
-            typ, s, e = tok
-            if typ in _CONTROL or typ == "AFTER":
+        toks, pos = self.toks, self.pos
+        while pos < len(toks):
+            typ, s, e = toks[pos]
+            if typ in _A_STOP:
                 break
-            self.take(tok)
-            if typ == "A_TEXT":
-                self.add_text(body, s, e)
-            elif typ in _STRAY:
+            pos += 1
+            if typ == "A_TEXT":  # the common token: extend the pending text run
+                if body.text_start < 0:
+                    body.text_start = s
+                body.text_end = e
+                self.reach = e
+                continue
+            self.pos = pos
+            self.reach = e
+            if typ in _STRAY:
                 self.add_text(body, s, e)
                 self.diag("HT121", message("HT121", tag=_STRAY[typ]), s, e)
             elif typ == "FAB":
@@ -146,6 +155,8 @@ class _Builder(BlockReader):
                 self.reasoning_block("think" if typ == "THINK_BLOCK" else "scratch_pad", body, s, e)
             else:
                 self.segment_token(body, typ, s, e)
+            toks, pos = self.toks, self.pos  # a size cut resumes with new tokens
+        self.pos = pos
         seg = body.segment
         if seg is not None:
             seg.text_end = stop = max(self.reach, seg.text_end)
@@ -193,12 +204,20 @@ class _Builder(BlockReader):
 
     def result_body(self, body: Body) -> None:
         """A user or tool body: text, results, stray ``</tool_response>``."""
-        while (tok := self.peek()) is not None and tok[0] not in _CONTROL:
-            typ, s, e = tok
-            self.take(tok)
+        toks, pos = self.toks, self.pos
+        while pos < len(toks):
+            typ, s, e = toks[pos]
+            if typ in _CONTROL:
+                break
+            pos += 1
+            self.reach = e
             if typ == "U_TEXT":
-                self.add_text(body, s, e)
-            elif typ == "STRAY_RESP":
+                if body.text_start < 0:
+                    body.text_start = s
+                body.text_end = e
+                continue
+            self.pos = pos
+            if typ == "STRAY_RESP":
                 self.add_text(body, s, e)
                 self.diag("HT121", message("HT121", tag="</tool_response>"), s, e)
             else:
@@ -206,6 +225,8 @@ class _Builder(BlockReader):
                 cut = self.response_block(body, typ, s, e)
                 if cut is not None:
                     self.resume("u", cut)
+            toks, pos = self.toks, self.pos  # a size cut resumes with new tokens
+        self.pos = pos
         self.flush_text(body)
 
     def system_body(self, body: Body) -> None:
@@ -233,11 +254,11 @@ class _Builder(BlockReader):
             body.parts.append(new_text(self.src[tok[1] : tok[2]], self.span(tok[1], tok[2])))
 
     # ------------------------------------------------------------------ envelope
-    def turn(self, head: Tok) -> Turn:
-        """One turn from its header token to its end."""
-        typ, s, e = head
+    def turn(self, typ: str, s: int, e: int) -> Turn:
+        """One turn from its header token ``typ`` at ``[s, e)`` to its end."""
         src = self.src
         body = Body()
+        header = self.span(s, e)  # before the body: spans are asked in document order
         if typ == "HEAD_UNTERM":
             role = src[s + 12 : e]
             self.diag("HT003", message("HT003"), s, e)
@@ -255,7 +276,7 @@ class _Builder(BlockReader):
                 self.other_body(body)
         last = self.reach
         end: Span | None = None
-        nxt = self.peek()
+        nxt = self.toks[self.pos] if self.pos < len(self.toks) else None
         if self.stopped_at is not None:
             pass
         elif nxt is not None and nxt[0] == "IM_END":
@@ -271,7 +292,8 @@ class _Builder(BlockReader):
             elif last > e:
                 n = len(src)
                 self.diag("HT002", message("HT002"), n, n)
-        return new_turn(role, tuple(body.parts), self.span(s, last), self.span(s, e), end)
+        # the turn's span starts where its header does: the same line:column
+        return new_turn(role, tuple(body.parts), new_span(s, last, header.line, header.column), header, end)
 
 
 def build_transcript(text: str, options: ParseOptions) -> Transcript:
@@ -286,17 +308,18 @@ def build_transcript(text: str, options: ParseOptions) -> Transcript:
     b.load("transcript", 0)
     turns: list[Turn] = []
     gaps: list[Text] = []
-    while (tok := b.peek()) is not None:
-        b.take(tok)
-        typ, s, e = tok
+    while b.pos < len(b.toks):
+        typ, s, e = b.toks[b.pos]
+        b.pos += 1
+        b.reach = e
         if typ in _LINKS:  # the previous turn took `<|im_end|>`; here: the gap, then the next turn
             head = text.rfind("<|im_start|>", s, e)
             b.gap(gaps, s + 10, head)
-            turns.append(b.turn((_LINKS[typ], head, e)))
+            turns.append(b.turn(_LINKS[typ], head, e))
         elif typ == "GAP":
             b.gap(gaps, s, e)
         else:
-            turns.append(b.turn(tok))
+            turns.append(b.turn(typ, s, e))
     return Transcript(
         turns=tuple(turns), gaps=tuple(gaps), diagnostics=b.sorted_diagnostics(), source=text, stopped_at=b.stopped_at
     )
