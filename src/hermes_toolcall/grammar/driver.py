@@ -5,8 +5,10 @@ contextual lexer may try there, in Lark's priority order. Lark's own parser then
 tree, calling a Python callback per reduction; the grammar engine only needs the tokens in document
 order, so this module runs the same table without the tree:
 
-* per parser state, one compiled alternation of the state's terminals in Lark's order (the
-  contextual lexer's leftmost-alternative match, the same as Lark's scanner);
+* per parser state, the alternation of the state's terminals in Lark's order (the contextual
+  lexer's leftmost-alternative match, the same as Lark's scanner), compiled twice: whole, for a
+  position holding ``<``, and without the terminals whose pattern starts with a literal ``<`` for
+  any other position (they cannot match there, so the leftmost match is the same);
 * the LALR stack of states, with every (stack, terminal) step memoised: the grammar's lists are
   left-recursive, so the reachable stacks are few, and after warming up a token costs one regex
   match and two dictionary lookups.
@@ -40,7 +42,17 @@ class Driver:
     [('A_TEXT', 0, 2), ('IM_END', 2, 12)]
     """
 
-    __slots__ = ("_actions", "_end_states", "_ids", "_lexer_of", "_next", "_patterns", "_stacks", "_start_states")
+    __slots__ = (
+        "_actions",
+        "_end_states",
+        "_ids",
+        "_lexer_of",
+        "_next",
+        "_patterns",
+        "_stacks",
+        "_start_states",
+        "_text_patterns",
+    )
 
     def __init__(self, lark: Lark) -> None:
         frontend: Any = lark.parser
@@ -54,22 +66,27 @@ class Driver:
         }
         self._start_states: dict[str, int] = dict(table.start_states)
         self._end_states: dict[str, int] = dict(table.end_states)
-        compiled: dict[int, re.Pattern[str]] = {}
-        self._lexer_of: dict[int, re.Pattern[str]] = {}
+        compiled: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+        self._lexer_of: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
         for state, basic in lexer.lexers.items():
             key = id(basic)
             if key not in compiled:
                 basic.scanner  # noqa: B018 - builds Lark's scanner, which sets `callback`
                 if basic.callback:
                     raise DriverError(f"terminal callbacks are not supported: {sorted(basic.callback)}")
-                alternation = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in basic.terminals)
-                compiled[key] = re.compile(alternation, basic.g_regex_flags)
+                groups = [(f"(?P<{t.name}>{t.pattern.to_regexp()})", t.pattern.to_regexp()) for t in basic.terminals]
+                others = [group for group, regexp in groups if not regexp.startswith("<")] or ["(?!)"]
+                compiled[key] = (
+                    re.compile("|".join(group for group, _ in groups), basic.g_regex_flags),
+                    re.compile("|".join(others), basic.g_regex_flags),
+                )
             self._lexer_of[state] = compiled[key]
         # interned stacks: id -> stack, stack -> id, id -> {terminal: next id}, id -> lexer pattern
         self._stacks: list[tuple[int, ...]] = []
         self._ids: dict[tuple[int, ...], int] = {}
         self._next: list[dict[str, int]] = []
-        self._patterns: list[re.Pattern[str]] = []
+        self._patterns: list[re.Pattern[str]] = []  # for a position holding "<"
+        self._text_patterns: list[re.Pattern[str]] = []  # for any other position
 
     def _intern(self, stack: tuple[int, ...]) -> int:
         sid = self._ids.get(stack)
@@ -77,7 +94,9 @@ class Driver:
             sid = self._ids[stack] = len(self._stacks)
             self._stacks.append(stack)
             self._next.append({})
-            self._patterns.append(self._lexer_of[stack[-1]])
+            whole, others = self._lexer_of[stack[-1]]
+            self._patterns.append(whole)
+            self._text_patterns.append(others)
         return sid
 
     def _step(self, sid: int, term: str, end_state: int | None = None) -> int:
@@ -117,12 +136,13 @@ class Driver:
         sid = self._intern((self._start_states[start],))
         nexts = self._next
         patterns = self._patterns
+        text_patterns = self._text_patterns
         out: list[Tok] = []
         append = out.append
         pos = 0
         n = len(text)
         while pos < n:
-            m = patterns[sid].match(text, pos)
+            m = (patterns if text[pos] == "<" else text_patterns)[sid].match(text, pos)
             if m is None:
                 raise DriverError(f"no terminal matches at offset {pos + offset} ({start})")
             term = m.lastgroup
