@@ -8,7 +8,7 @@ diagnostics, including the size cut of §5.4 (it returns the cut offset; the cal
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import diagnostics
 from ..body import decode_call_body, decode_tools_block, response_content, response_name
@@ -45,15 +45,17 @@ class Segment:
     text_end: int
 
 
-@dataclass(slots=True)
 class Body:
-    """The parts of one body being read, and the pending text run."""
+    """The parts of one body being read, and the pending text run (a plain class: one per turn)."""
 
-    parts: list[Part] = field(default_factory=list)
-    text_start: int = -1
-    text_end: int = -1
-    segment: Segment | None = None
-    calls: int = 0
+    __slots__ = ("calls", "parts", "segment", "text_end", "text_start")
+
+    def __init__(self) -> None:
+        self.parts: list[Part] = []
+        self.text_start = -1
+        self.text_end = -1
+        self.segment: Segment | None = None
+        self.calls = 0
 
 
 class BlockReader:

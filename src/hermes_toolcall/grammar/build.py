@@ -145,7 +145,8 @@ class _Builder(BlockReader):
                 self.add_text(body, s, e)
                 self.diag("HT122", message("HT122"), s, e)
             elif typ in _CALLS:
-                self.flush_text(body)
+                if body.text_start >= 0:
+                    self.flush_text(body)
                 if body.segment is not None:
                     self.segment_call(body, typ, s, e)
                 elif (cut := self.call_block(body, typ, s, e)) is not None:
@@ -221,7 +222,8 @@ class _Builder(BlockReader):
                 self.add_text(body, s, e)
                 self.diag("HT121", message("HT121", tag="</tool_response>"), s, e)
             else:
-                self.flush_text(body)
+                if body.text_start >= 0:
+                    self.flush_text(body)
                 cut = self.response_block(body, typ, s, e)
                 if cut is not None:
                     self.resume("u", cut)
