@@ -8,6 +8,7 @@ import pytest
 from hypothesis import strategies as st
 
 from conftest import SHARED, TEMPLATES
+from hermes_toolcall.conformance.generate import MARKERS
 from hermes_toolcall.grammar import Variant
 
 # every option variant of the grammar (reasoning kinds × calls in reasoning × stop at a fabricated result)
@@ -18,33 +19,7 @@ VARIANTS = tuple(
     for stop in (False, True)
 )
 
-_PIECES = (
-    "<|im_start|>",
-    "<|im_end|>",
-    "assistant\n",
-    "user\n",
-    "tool\n",
-    "system\n",
-    "x\n",
-    "<tool_call>",
-    "</tool_call>",
-    "<think>",
-    "</think>",
-    "<scratch_pad>",
-    "</scratch_pad>",
-    "<tool_response>",
-    "</tool_response>",
-    "<tools>",
-    "</tools>",
-    "<",
-    "{",
-    "[",
-    '"',
-    "\\",
-    "a",
-    "\n",
-    " ",
-)
+_PIECES = (*MARKERS, "assistant\n", "user\n", "tool\n", "system\n", "x\n", "<", "{", "[", '"', "\\", "a", "\n", " ")
 soup = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 
