@@ -50,7 +50,7 @@ def readline_within(proc: subprocess.Popen[bytes], seconds: float) -> bytes:
 
 
 def test_reads_the_pipe_as_it_arrives_without_waiting_for_eof() -> None:
-    proc = spawn("-")
+    proc = spawn("-", "--sequential-ids")
     assert proc.stdin is not None
     proc.stdin.write(b'Hello <tool_call>{"name": "f"')
     proc.stdin.flush()

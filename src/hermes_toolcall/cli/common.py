@@ -38,6 +38,11 @@ def add_parse_options(p: argparse.ArgumentParser, *, dialect_flag: str = "--dial
     p.add_argument(
         "--max-block-chars", type=int, default=DEFAULT_MAX_BLOCK_CHARS, metavar="N", help="largest block body"
     )
+    p.add_argument(
+        "--sequential-ids",
+        action="store_true",
+        help="call ids call_0, call_1, … (reproducible output; default: random OpenAI-style ids)",
+    )
 
 
 def read_input(path: str) -> str:

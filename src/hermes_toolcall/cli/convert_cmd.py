@@ -62,7 +62,6 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--to", dest="target", required=True, choices=sorted(DIALECTS), help="target dialect")
     add_parse_options(p, dialect_flag="")
-    p.add_argument("--sequential-ids", action="store_true", help="ids call_0, call_1, … (reproducible output)")
     p.set_defaults(func=_run)
 
 

@@ -116,7 +116,6 @@ def register(subparsers: Any) -> None:
         help="json: every part with spans; openai: the OpenAI message(s)",
     )
     add_parse_options(p)
-    p.add_argument("--sequential-ids", action="store_true", help="ids call_0, call_1, … (reproducible output)")
     p.set_defaults(func=_run)
 
 

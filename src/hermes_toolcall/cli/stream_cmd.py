@@ -43,7 +43,6 @@ def register(subparsers: Any) -> None:
     add_parse_options(p, auto=False)
     p.add_argument("--stream-arguments", action="store_true", help="emit argument deltas as they arrive")
     p.add_argument("--deferred-calls", action="store_true", help="openai: send each call whole at its end")
-    p.add_argument("--random-ids", action="store_true", help="random call ids (default: call_0, call_1, ...)")
     p.set_defaults(func=_run)
 
 
@@ -103,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         stream_arguments=args.stream_arguments,
         stop_at_fabricated_response=args.stop_at_fabricated_response,
         max_block_chars=args.max_block_chars,
-        ids=None if args.random_ids else sequential_ids(),
+        ids=sequential_ids() if args.sequential_ids else None,
     )
     openai = args.output == "openai"
     if openai and args.level != "completion":
