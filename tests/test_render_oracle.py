@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +55,14 @@ def test_missing_jinja2_is_a_hermes_error(monkeypatch: pytest.MonkeyPatch) -> No
     finally:
         oracle._environment.cache_clear()
         oracle._compiled.cache_clear()
+
+
+def test_template_folder_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # an installed copy has no ../shared beside it: HERMES_TOOLCALL_TEMPLATES names the folder
+    (tmp_path / "Qwen-Qwen3-0.6B.jinja").write_text(template_source("Qwen-Qwen3-0.6B.jinja"), encoding="utf-8")
+    monkeypatch.setenv(oracle.TEMPLATES_ENV, str(tmp_path))
+    assert oracle.template_path("x.jinja") == tmp_path / "x.jinja"
+    out = oracle_render_dialect([{"role": "user", "content": "Hi"}], dialect="qwen3")
+    assert out == "<|im_start|>user\nHi<|im_end|>\n"
+    with pytest.raises(UsageError, match=oracle.TEMPLATES_ENV):
+        oracle_render_dialect([{"role": "user", "content": "Hi"}], dialect="hermes")

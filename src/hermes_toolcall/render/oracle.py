@@ -7,6 +7,7 @@ This is the reference renderer the conformance tests and ``bench/render.py`` com
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
@@ -16,9 +17,12 @@ from typing import Any
 from ..errors import HermesError, RenderError, UsageError
 from ..profiles import DialectProfile, get_profile
 
-__all__ = ["OracleCrash", "oracle_render", "oracle_render_dialect", "template_path"]
+__all__ = ["TEMPLATES_ENV", "OracleCrash", "oracle_render", "oracle_render_dialect", "template_path"]
 
-_TEMPLATES = Path(__file__).resolve().parents[3].parent / "shared" / "conformance" / "templates"
+#: The environment variable naming the folder of the official templates (for an installed copy).
+TEMPLATES_ENV = "HERMES_TOOLCALL_TEMPLATES"
+# in a source checkout: ../shared/conformance/templates beside the repository
+_CHECKOUT_TEMPLATES = Path(__file__).resolve().parents[3].parent / "shared" / "conformance" / "templates"
 
 
 class OracleCrash(RenderError):
@@ -26,13 +30,17 @@ class OracleCrash(RenderError):
 
 
 def template_path(name: str, directory: str | Path | None = None) -> Path:
-    """Where the template file ``name`` lives (``directory``, else ``../shared/conformance/templates``).
+    """Where the template file ``name`` lives.
 
-    >>> template_path("Qwen-Qwen3-0.6B.jinja").name
-    'Qwen-Qwen3-0.6B.jinja'
+    The folder is ``directory`` when given, else ``$HERMES_TOOLCALL_TEMPLATES`` when set, else
+    ``../shared/conformance/templates`` beside a source checkout.
+
+    >>> template_path("Qwen-Qwen3-0.6B.jinja", "/opt/templates").as_posix()
+    '/opt/templates/Qwen-Qwen3-0.6B.jinja'
     """
-    base = Path(directory) if directory is not None else _TEMPLATES
-    return base / name
+    if directory is None:
+        directory = os.environ.get(TEMPLATES_ENV) or _CHECKOUT_TEMPLATES
+    return Path(directory) / name
 
 
 def _tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
@@ -146,7 +154,10 @@ def oracle_render_dialect(
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot read the {profile.name} template {path}: {exc}") from exc
+        raise UsageError(
+            f"cannot read the {profile.name} template {path}: {exc} "
+            f"(pass templates=… or set {TEMPLATES_ENV} to the folder of the official templates)"
+        ) from exc
     names = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
     tokens = {k: kwargs.pop(k) for k in names if k in kwargs}
     return oracle_render(source, messages, tools, add_generation_prompt, tokens, **kwargs)
