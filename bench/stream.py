@@ -7,12 +7,13 @@ The baseline is what current servers do (vLLM / SGLang hermes parsers): on every
 the buffer of the current message, re-scan the whole buffer with a regex for ``<tool_call>`` blocks,
 heal the last (partial) JSON body by closing its open strings and brackets, decode it, and diff the
 arguments against what was sent. Both run in this process, on the same chunks; figures are best-of-N
-wall times and ratios.
+wall times and ratios (the linearity pairs are run alternately).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import sys
 import time
@@ -147,12 +148,26 @@ def chunk(text: str, size: int) -> list[str]:
 
 
 def best(fn: Callable[[], object], repeat: int) -> float:
+    """Best wall time of ``repeat`` runs, each started on a collected heap (the garbage of the previous
+    run is not left to the timed one; the collector stays on, so the parser's own garbage-collection
+    cost is measured)."""
     times = []
     for _ in range(repeat):
+        gc.collect()
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def best_pair(small: Callable[[], object], big: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Best times of two workloads run alternately, so that a change in the machine's load (it is
+    shared) falls on both sides of their ratio."""
+    t_small, t_big = float("inf"), float("inf")
+    for _ in range(repeat):
+        t_small = min(t_small, best(small, 1))
+        t_big = min(t_big, best(big, 1))
+    return t_small, t_big
 
 
 def run_parser(chunks: Sequence[str], level: str, stream_arguments: bool = False) -> Callable[[], object]:
@@ -216,7 +231,7 @@ def machine_costs() -> dict[str, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller inputs")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5, help="runs per measurement (the best is kept)")
     ap.add_argument("--budget", type=float, default=10.0, help="seconds before a baseline run is projected")
     args = ap.parse_args()
     size = 100_000 if args.quick else 1_000_000
@@ -240,21 +255,19 @@ def main() -> int:
         )
 
     small = mixed_transcript(size // 10)
-    t_small = best(run_parser(chunk(small, 4), "transcript"), rep)
-    t_big = best(run_parser(chunk(text, 4), "transcript"), rep)
+    t_small, t_big = best_pair(run_parser(chunk(small, 4), "transcript"), run_parser(chunk(text, 4), "transcript"), rep)
     print(
         f"  linearity: {len(small):,} chars {t_small * 1e3:.1f} ms, {len(text):,} chars {t_big * 1e3:.1f} ms: "
         f"{len(text) / len(small):.1f}x input -> {t_big / t_small:.2f}x time"
     )
 
     print("\none call, 4-char chunks")
+    calls = {arg_chars: chunk(big_call(arg_chars), 4) for arg_chars in (10_000, 100_000)}
     times = {}
-    for arg_chars in (10_000, 100_000):
-        call_text = big_call(arg_chars)
-        chunks = chunk(call_text, 4)
-        for sa in (False, True):
-            t = best(run_parser(chunks, "completion", stream_arguments=sa), rep)
-            times[(arg_chars, sa)] = t
+    for sa in (False, True):
+        small_run, big_run = (run_parser(calls[n], "completion", stream_arguments=sa) for n in (10_000, 100_000))
+        times[(10_000, sa)], times[(100_000, sa)] = best_pair(small_run, big_run, rep)
+    for arg_chars, chunks in calls.items():
         base, projected = baseline_with_budget(chunks, args.budget)
         mark = " (projected)" if projected else ""
         print(

@@ -9,9 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import body, diagnostics
+from ..construct import new_tool_call, new_tool_response
 from ..ids import sub_id
-from ..model import Diagnostic, InvalidToolCall, Part, Span, ToolCall, ToolResponse, ToolsBlock
-from .events import ArgumentsDelta, DiagnosticEvent, Event, ToolCallEnd, ToolCallStart, ToolResponseEvent, ToolsEvent
+from ..model import Diagnostic, InvalidToolCall, Part, Span, ToolsBlock
+from .events import (
+    Event,
+    new_arguments_delta,
+    new_diagnostic_event,
+    new_tool_call_end,
+    new_tool_call_start,
+    new_tool_response_event,
+    new_tools_event,
+)
 from .messages import diagnostic, message
 
 __all__ = ["CallBlock", "finish_call", "finish_response", "finish_tools"]
@@ -68,10 +77,10 @@ def finish_call(
     if cut:
         d = diagnostic("HT114", span, strict=strict, tag="tool_call", limit=max_block_chars)
         inv = InvalidToolCall(id=block.block_id, raw=raw, span=span, code="HT114", message=d.message, closed=False)
-        events += [DiagnosticEvent(diagnostic=d), ToolCallEnd(ordinal=block.ordinal, id=block.block_id, invalid=inv)]
+        events += [new_diagnostic_event(d), new_tool_call_end(block.ordinal, block.block_id, None, inv)]
         return [inv], events, [d]
     decoded = body.decode_call_body(inner, strict=strict, closed=closed)
-    diags = _issue_diagnostics(decoded.issues, inner_start, span_of, strict)
+    diags = _issue_diagnostics(decoded.issues, inner_start, span_of, strict) if decoded.issues else []
     parts: list[Part] = []
     if decoded.calls and not closed and strict:
         d = diagnostic("HT101", span, strict=strict)
@@ -86,31 +95,22 @@ def finish_call(
             closed=False,
         )
         parts.append(inv)
-        events.append(ToolCallEnd(ordinal=block.ordinal, id=block.block_id, invalid=inv))
+        events.append(new_tool_call_end(block.ordinal, block.block_id, None, inv))
     elif decoded.calls:
         if not closed:
             diags.append(diagnostic("HT101", span, strict=strict))
         for k, c in enumerate(decoded.calls):
             call_id = sub_id(block.block_id, k)
-            call = ToolCall(
-                index=first_index + k,
-                id=call_id,
-                name=c.name,
-                arguments=c.arguments,
-                arguments_json=c.arguments_json,
-                raw=raw,
-                span=span,
-                closed=closed,
-            )
+            call = new_tool_call(first_index + k, call_id, c.name, c.arguments, c.arguments_json, raw, span, closed)
             parts.append(call)
             early = k == 0 and block.announced is not None
             if not early:
-                events.append(ToolCallStart(ordinal=block.ordinal, id=call_id, name=c.name))
+                events.append(new_tool_call_start(block.ordinal, call_id, c.name))
             if stream_arguments:
                 sent = "".join(block.streamed or ()) if early else ""
                 if c.arguments_json.startswith(sent) and len(c.arguments_json) > len(sent):
-                    events.append(ArgumentsDelta(ordinal=block.ordinal, id=call_id, text=c.arguments_json[len(sent) :]))
-            events.append(ToolCallEnd(ordinal=block.ordinal, id=call_id, call=call))
+                    events.append(new_arguments_delta(block.ordinal, call_id, c.arguments_json[len(sent) :]))
+            events.append(new_tool_call_end(block.ordinal, call_id, call, None))
     else:
         code = decoded.failure or "HT103"
         text = decoded.issues[-1].message if decoded.issues else message("no-call")
@@ -118,8 +118,9 @@ def finish_call(
             id=block.block_id, raw=raw, span=span, code=code, message=text, name=decoded.name, closed=closed
         )
         parts.append(inv)
-        events.append(ToolCallEnd(ordinal=block.ordinal, id=block.block_id, invalid=inv))
-    events[:0] = [DiagnosticEvent(diagnostic=d) for d in diags]
+        events.append(new_tool_call_end(block.ordinal, block.block_id, None, inv))
+    if diags:
+        events[:0] = [new_diagnostic_event(d) for d in diags]
     return parts, events, diags
 
 
@@ -134,14 +135,14 @@ def finish_response(
     raw = "<tool_response>" + inner + ("</tool_response>" if closed else "")
     content = inner if cut else body.response_content(inner)
     name = None if cut else body.response_name(content)
-    part = ToolResponse(content=content, raw=raw, span=span, name=name, closed=closed)
+    part = new_tool_response(content, raw, span, name, closed)
     diags = []
     if cut:
         diags.append(diagnostic("HT114", span, strict=strict, tag="tool_response", limit=max_block_chars))
     elif not closed:
         diags.append(diagnostic("HT112", span, strict=strict))
-    events: list[Event] = [DiagnosticEvent(diagnostic=d) for d in diags]
-    events.append(ToolResponseEvent(response=part))
+    events: list[Event] = [new_diagnostic_event(d) for d in diags] if diags else []
+    events.append(new_tool_response_event(part))
     return part, events, diags
 
 
@@ -156,6 +157,6 @@ def finish_tools(
         diags.append(diagnostic("HT114", span, strict=strict, tag="tools", limit=max_block_chars))
     elif not closed:
         diags.append(diagnostic("HT113", span, strict=strict))
-    events: list[Event] = [DiagnosticEvent(diagnostic=d) for d in diags]
-    events.append(ToolsEvent(block=part))
+    events: list[Event] = [new_diagnostic_event(d) for d in diags] if diags else []
+    events.append(new_tools_event(part))
     return part, events, diags

@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from ..construct import new_span
 from ..model import Span
 
 __all__ = ["Lines", "MarkerSet", "held_from"]
@@ -42,7 +43,9 @@ def held_from(data: str, start: int, markers: MarkerSet) -> int:
     5
     """
     n = len(data)
-    lo = max(start, n - markers.longest + 1)
+    lo = n - markers.longest + 1
+    if lo < start:
+        lo = start
     i = data.find("<", lo)
     prefixes = markers.prefixes
     while i != -1:
@@ -61,23 +64,23 @@ class Lines:
     Span(start=3, end=5, line=2, column=1)
     """
 
-    __slots__ = ("_starts",)
+    __slots__ = ("starts",)
 
     def __init__(self) -> None:
-        self._starts = [0]
+        self.starts = [0]  # offsets where lines start
 
     def extend(self, chunk: str, offset: int) -> None:
         """Record the newlines of ``chunk``, which starts at absolute ``offset``."""
         i = chunk.find("\n")
         if i == -1:
             return
-        starts = self._starts
+        starts = self.starts
         while i != -1:
             starts.append(offset + i + 1)
             i = chunk.find("\n", i + 1)
 
     def span(self, start: int, end: int) -> Span:
         """A span with the line:column of ``start``."""
-        starts = self._starts
+        starts = self.starts
         line = bisect_right(starts, start)
-        return Span(start=start, end=end, line=line, column=start - starts[line - 1] + 1)
+        return new_span(start, end, line, start - starts[line - 1] + 1)

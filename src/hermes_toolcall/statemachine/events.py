@@ -7,8 +7,11 @@ the input alone, so the merged event list does not depend on where the chunks sp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
+from ..construct import positional
 from ..model import (
     Diagnostic,
     InvalidToolCall,
@@ -37,6 +40,19 @@ __all__ = [
     "ToolsEvent",
     "TurnEnd",
     "TurnStart",
+    "new_arguments_delta",
+    "new_diagnostic_event",
+    "new_gap_text",
+    "new_reasoning_delta",
+    "new_reasoning_end",
+    "new_reasoning_start",
+    "new_text_delta",
+    "new_tool_call_end",
+    "new_tool_call_start",
+    "new_tool_response_event",
+    "new_tools_event",
+    "new_turn_end",
+    "new_turn_start",
 ]
 
 
@@ -173,3 +189,23 @@ Event = (
     | ToolsEvent
     | DiagnosticEvent
 )
+
+
+# Positional constructors of the events the parser emits on its hot paths (``construct.positional``:
+# the same frozen values, built without the keyword-parsing ``__init__``). Every field is passed, in
+# declaration order.
+new_turn_start = cast(Callable[[str, Span], TurnStart], positional(TurnStart))
+new_turn_end = cast(Callable[[Turn], TurnEnd], positional(TurnEnd))
+new_gap_text = cast(Callable[[Text], GapText], positional(GapText))
+new_text_delta = cast(Callable[[str], TextDelta], positional(TextDelta))
+new_reasoning_start = cast(Callable[[ReasoningKind, bool], ReasoningStart], positional(ReasoningStart))
+new_reasoning_delta = cast(Callable[[ReasoningKind, str], ReasoningDelta], positional(ReasoningDelta))
+new_reasoning_end = cast(Callable[[ReasoningKind, bool, Reasoning | None], ReasoningEnd], positional(ReasoningEnd))
+new_tool_call_start = cast(Callable[[int, str, str], ToolCallStart], positional(ToolCallStart))
+new_arguments_delta = cast(Callable[[int, str, str], ArgumentsDelta], positional(ArgumentsDelta))
+new_tool_call_end = cast(
+    Callable[[int, str, ToolCall | None, InvalidToolCall | None], ToolCallEnd], positional(ToolCallEnd)
+)
+new_tool_response_event = cast(Callable[[ToolResponse], ToolResponseEvent], positional(ToolResponseEvent))
+new_tools_event = cast(Callable[[ToolsBlock], ToolsEvent], positional(ToolsEvent))
+new_diagnostic_event = cast(Callable[[Diagnostic], DiagnosticEvent], positional(DiagnosticEvent))

@@ -95,6 +95,20 @@ class JsonTrack:
         self.after_colon = False
         return None
 
+    def read_name_prefix(self, name: str) -> None:
+        """The body began with ``{"name": "<name>"`` (a plain non-empty name without escapes): the
+        state the token-by-token reading of that prefix ends in, name announced."""
+        self.in_string = False
+        self.depth = 1
+        self.key_expected = False
+        self.after_colon = False
+        self.gap_ok = True
+        self.key = "name"
+        self.name = name
+        self.str_pieces = None
+        self.str_top = False
+        self.phase = PHASE_ARGS if self.args_wanted else PHASE_MIN
+
     def colon(self) -> None:
         """A ``:`` outside strings."""
         if self.depth != 1:

@@ -73,6 +73,10 @@ def text_scans(kinds: tuple[ReasoningKind, ...]) -> dict[State | str, Scan]:
     return out
 
 
+# A JSON string without a control-token start (unrolled: no nested quantifier can backtrack badly).
+_STRING = r'"[^"\\<]*(?:(?:\\(?:[^<]|<(?!\|im_))|<(?!\|im_))[^"\\<]*)*"'
+
+
 def _block(opener: str | None, closer: str) -> BlockScan:
     ends = [*CONTROL, closer] + ([opener] if opener else [])
     return BlockScan(
@@ -81,8 +85,9 @@ def _block(opener: str | None, closer: str) -> BlockScan:
         plain=_scan(ends),
         in_string=_scan(CONTROL, extra=r'["\\]'),
         out_full=_scan(ends, extra=r'["{}\[\]:,]'),
-        # a whole complete string (no control-token start inside) in one match, else a lone quote
-        out_min=_scan(ends, extra=r'"(?:[^"\\<]|\\(?:[^<]|<(?!\|im_))|<(?!\|im_))*"|"'),
+        # whole complete strings (no control-token start inside) and what lies between them (no "<"),
+        # in one match, else a lone quote
+        out_min=_scan(ends, extra=f'{_STRING}(?:[^"<]*{_STRING})*|"'),
     )
 
 

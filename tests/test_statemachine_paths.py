@@ -1,0 +1,156 @@
+"""The per-chunk fast paths of ``StreamParser.feed`` change nothing: each ``feed`` returns exactly the
+events the scanners give when every chunk goes through them (statemachine/parser.py, textscan.py).
+
+``Scanned`` is the reference: its ``feed`` hands every chunk, with the held-back tail and any deferred
+block text, to the scanners (``_run``). The fast paths (plain text, reasoning, deferred block text,
+string bodies, held-back marker prefixes) must give the same events chunk by chunk, the same result
+and the same diagnostics, for every chunking.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from hermes_toolcall.errors import StreamError
+from hermes_toolcall.ids import sequential_ids
+from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
+from hermes_toolcall.statemachine.core import STATE_KINDS, T
+from hermes_toolcall.statemachine.table import NEXT, State, Trigger
+from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
+
+OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "strict": st.booleans(),
+        "calls_in_reasoning": st.booleans(),
+        "stop_at_fabricated_response": st.booleans(),
+        "max_block_chars": st.integers(min_value=1, max_value=64),
+        "stream_arguments": st.booleans(),
+        "dialect": st.sampled_from(["hermes", "qwen3", "omp"]),
+    },
+)
+
+
+class Scanned(StreamParser):
+    """A parser without fast paths: every chunk is read by the scanners."""
+
+    def feed(self, chunk: str) -> list[Event]:
+        if not chunk:
+            return []
+        self._lines.extend(chunk, self._total)
+        end = self._total + len(chunk)
+        self._total = end
+        self._chunks.append(chunk)
+        data = "".join(self._defer) + self._pending + chunk
+        self._defer = []
+        events: list[Event] = []
+        self._events = events
+        self._pos = end - len(data)
+        self._run(data, final=False)
+        return events
+
+
+def run(cls: type[StreamParser], chunks: list[str] | tuple[str, ...], level: str, options: dict[str, Any]) -> Any:
+    parser = cls(level=level, ids=sequential_ids(), **options)  # type: ignore[arg-type]
+    per_feed: list[list[Event]] = [parser.feed(c) for c in chunks]
+    errors = None
+    try:
+        per_feed.append(parser.close())
+    except StreamError as exc:
+        errors = exc.diagnostics
+        per_feed.append(parser.closing_events)
+    return per_feed, errors, parser.result()
+
+
+def check(text: str, chunks: list[str] | tuple[str, ...], level: str, options: dict[str, Any]) -> None:
+    assert "".join(chunks) == text
+    assert run(StreamParser, chunks, level, options) == run(Scanned, chunks, level, options)
+
+
+def fixed_sizes(text: str) -> list[list[str]]:
+    return [[text[i : i + size] for i in range(0, len(text), size)] for size in (1, 2, 3, 4, 7, 16)]
+
+
+@given(st.data(), adversarial_texts(), st.sampled_from(["completion", "transcript"]), OPTIONS)
+@settings(max_examples=150)
+@example(None, '<tool_call>{"name": "f", "arguments": {"s": "a\\"</tool_call>\\\\"}}</tool_call>', "completion", {})
+@example(None, '<tool_call>{"a": "x\\<|im_start|>user\nhi', "transcript", {})
+@example(None, '<tool_call>{"name": "f", "arguments": {"s": "</tool_call>"}}', "completion", {"max_block_chars": 30})
+def test_fast_paths_give_the_scanners_events_chunk_by_chunk(
+    data: Any, text: str, level: str, options: dict[str, Any]
+) -> None:
+    for chunks in fixed_sizes(text):
+        check(text, chunks, level, options)
+    if data is not None:
+        check(text, data.draw(chunkings(text)), level, options)
+
+
+@given(st.data(), completions(), OPTIONS)
+@settings(max_examples=60)
+def test_fast_paths_on_generated_completions(data: Any, text: str, options: dict[str, Any]) -> None:
+    check(text, data.draw(chunkings(text)), "completion", options)
+    for chunks in fixed_sizes(text)[2:4]:
+        check(text, chunks, "completion", options)
+
+
+@given(st.data(), rendered_transcripts())
+@settings(max_examples=20)
+def test_fast_paths_on_rendered_transcripts(data: Any, text: str) -> None:
+    check(text, data.draw(chunkings(text)), "transcript", {})
+    check(text, fixed_sizes(text)[3], "transcript", {})
+
+
+BODY = '{"name": "write", "arguments": {"path": "a.py", "body": "x = \\"</tool_call>\\"\\n\\\\ <b>"}}'
+
+
+@pytest.mark.parametrize("stream_arguments", [False, True])
+@pytest.mark.parametrize("max_block_chars", [16, 40, 75, 10_000])
+def test_block_bodies_deferred_held_and_cut(stream_arguments: bool, max_block_chars: int) -> None:
+    text = f"Hi <tool_call>\n{BODY}\n</tool_call> after <tool_call>{BODY}"
+    options = {"stream_arguments": stream_arguments, "max_block_chars": max_block_chars}
+    for chunks in fixed_sizes(text):
+        check(text, chunks, "completion", options)
+
+
+def test_a_name_read_in_one_step_or_token_by_token_is_announced_the_same() -> None:
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    whole, _, _ = run(StreamParser, [text], "completion", {"stream_arguments": True})
+    split, _, _ = run(StreamParser, list(text), "completion", {"stream_arguments": True})
+    merged = [e for feed in whole for e in feed]
+    assert [type(e).__name__ for e in merged][:2] == ["ToolCallStart", "ArgumentsDelta"]
+    assert [e for feed in split for e in feed if type(e).__name__ == "ToolCallStart"] == merged[:1]
+
+
+def test_text_chunks_become_one_delta_each_and_marker_prefixes_are_held() -> None:
+    parser = StreamParser()
+    assert parser.feed("plain") == [TextDelta(text="plain")]
+    assert parser.feed("text <tool_c") == [TextDelta(text="text ")]
+    assert parser.feed("al") == []  # still a prefix of <tool_call>
+    assert parser.feed("l>") == []  # the call opens; nothing to announce yet
+    assert parser._pending == ""
+
+
+def test_line_numbers_are_counted_lazily_but_exactly() -> None:
+    text = "a\n<think>\nb\n</think>\n<tool_call>\n{}\n</tool_call>\nc\n"
+    for chunks in fixed_sizes(text):
+        _, _, result = run(StreamParser, chunks, "completion", {})
+        for part in result.parts:
+            before = text[: part.span.start]
+            assert part.span.line == before.count("\n") + 1
+            assert part.span.column == len(before) - (before.rfind("\n") + 1) + 1
+
+
+def test_the_trigger_names_and_the_by_state_table_are_the_machine_s() -> None:
+    assert {getattr(T, t.name) for t in Trigger} == set(Trigger)
+    assert all(getattr(T, t.name) is t for t in Trigger)
+    assert set(STATE_KINDS) == set(State)
+    parser = StreamParser(level="transcript")
+    for (state, trigger), dest in NEXT.items():
+        parser.state = state
+        parser._fire(trigger)
+        assert parser.state is dest
+        assert parser._kind == STATE_KINDS[dest]
