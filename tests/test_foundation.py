@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import string
+
 import pytest
 
 import hermes_toolcall
@@ -17,6 +19,14 @@ def test_ids() -> None:
     assert a != b and a.startswith("call_") and len(a) == 29 and a[5:].isalnum()
     assert [sequential_ids("t")(i) for i in range(3)] == ["t0", "t1", "t2"]
     assert sub_id("x", 0) == "x" and sub_id("x", 2) == "x_2"
+
+
+def test_random_ids_use_every_letter_and_digit() -> None:
+    ids = [openai_ids(0) for _ in range(2000)]
+    assert len(set(ids)) == 2000
+    letters = "".join(i[5:] for i in ids)
+    # 48,000 uniform draws from 62 symbols: each appears about 774 times (a missing one is a bias bug)
+    assert set(letters) == set(string.ascii_letters + string.digits)
 
 
 def test_line_index() -> None:

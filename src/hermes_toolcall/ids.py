@@ -7,7 +7,7 @@ then ``{id}_1``, ``{id}_2`` … for the later ones.
 
 from __future__ import annotations
 
-import secrets
+import os
 import string
 from collections.abc import Callable
 
@@ -16,15 +16,25 @@ __all__ = ["IdFactory", "openai_ids", "sequential_ids", "sub_id"]
 IdFactory = Callable[[int], str]
 
 _ALPHABET = string.ascii_letters + string.digits
+# random bytes to letters without bias: the 248 values below 4 * 62 map to the alphabet (b % 62),
+# the 8 above are dropped (bytes.translate's delete), all in C
+_TO_ALPHABET = bytes(ord(_ALPHABET[b % 62]) for b in range(248)) + bytes(range(248, 256))
+_REJECTED = bytes(range(248, 256))
 
 
 def openai_ids(ordinal: int) -> str:
     """Default factory: an OpenAI-like random id ``call_`` + 24 alphanumerics (ordinal unused).
 
+    Uniform over the 62 letters and digits, from the operating system's random source
+    (``os.urandom``, as ``secrets``), about 1 µs per id.
+
     >>> len(openai_ids(0)), openai_ids(0).startswith("call_")
     (29, True)
     """
-    return "call_" + "".join(secrets.choice(_ALPHABET) for _ in range(24))
+    letters = b""
+    while len(letters) < 24:  # 32 random bytes keep at least 24 with probability above 0.9999
+        letters += os.urandom(32).translate(_TO_ALPHABET, _REJECTED)
+    return "call_" + letters[:24].decode("ascii")
 
 
 def sequential_ids(prefix: str = "call_") -> IdFactory:
