@@ -8,6 +8,7 @@ raises ``ParseError`` carrying every error diagnostic at the end of the parse.
 from __future__ import annotations
 
 from .errors import ParseError, UsageError
+from .gcpause import collector_paused
 from .grammar.build import build_completion, build_transcript
 from .ids import IdFactory
 from .model import Completion, Diagnostic, Transcript
@@ -59,7 +60,8 @@ def parse_transcript_with(text: str, options: ParseOptions) -> Transcript:
     >>> t.turns[0].parts[0].text
     'hi'
     """
-    result = build_transcript(text, options)
+    with collector_paused(len(text)):
+        result = build_transcript(text, options)
     if options.strict:
         _raise_on_errors("transcript", result.diagnostics)
     return result
@@ -74,7 +76,8 @@ def parse_completion_with(text: str, options: ParseOptions) -> Completion:
     >>> parse_completion_with("Hello", ParseOptions.make()).finish_reason
     'stop'
     """
-    result = build_completion(text, options)
+    with collector_paused(len(text)):
+        result = build_completion(text, options)
     if options.strict:
         _raise_on_errors("completion", result.diagnostics)
     return result

@@ -21,32 +21,46 @@ class LineIndex:
     Span(start=3, end=5, line=2, column=1)
     """
 
-    __slots__ = ("_table", "span", "text")
+    __slots__ = ("_lines", "span", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._table: list[int] | None = None  # line starts, built on the first lookup that needs them
-        self.span: Callable[[int, int], Span] = _span_function(text, self.line_col)
+        self._lines = lines = _Lines(text)
+        # the span function holds the line table, not the index: no reference cycle (gcpause.py)
+        self.span: Callable[[int, int], Span] = _span_function(text, lines.line_col)
 
-    def _starts(self) -> list[int]:
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of ``offset``."""
+        return self._lines.line_col(offset)
+
+    def source_line(self, line: int) -> str:
+        """The text of 1-based ``line`` without its newline."""
+        starts = self._lines.starts()
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[start:end]
+
+
+class _Lines:
+    """The start offset of every line of a text, built on the first lookup that needs it."""
+
+    __slots__ = ("_table", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._table: list[int] | None = None
+
+    def starts(self) -> list[int]:
         if self._table is None:
             # line k+1 starts one past the end of line k: running sums of (length + 1), all in C
-            lengths = map(len, self.text.split("\n"))
+            lengths = map(len, self._text.split("\n"))
             self._table = list(accumulate(map((1).__add__, lengths), initial=0))[:-1]
         return self._table
 
     def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of ``offset``."""
-        starts = self._starts()
+        starts = self.starts()
         line = bisect_right(starts, offset)
         return line, offset - starts[line - 1] + 1
-
-    def source_line(self, line: int) -> str:
-        """The text of 1-based ``line`` without its newline."""
-        starts = self._starts()
-        start = starts[line - 1]
-        end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return self.text[start:end]
 
 
 _new = object.__new__
