@@ -19,6 +19,22 @@ VARIANTS = tuple(
     for stop in (False, True)
 )
 
+
+def stream_options(max_block_chars: int) -> st.SearchStrategy[dict[str, object]]:
+    """Keyword options of a ``StreamParser`` (and of the whole-text parse), any subset of them."""
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "strict": st.booleans(),
+            "calls_in_reasoning": st.booleans(),
+            "stop_at_fabricated_response": st.booleans(),
+            "max_block_chars": st.integers(min_value=1, max_value=max_block_chars),
+            "stream_arguments": st.booleans(),
+            "dialect": st.sampled_from(["hermes", "qwen3", "omp"]),
+        },
+    )
+
+
 _PIECES = (*MARKERS, "assistant\n", "user\n", "tool\n", "system\n", "x\n", "<", "{", "[", '"', "\\", "a", "\n", " ")
 soup = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers import stream_options
 from hermes_toolcall.errors import StreamError
 from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
@@ -22,17 +23,7 @@ from hermes_toolcall.statemachine.core import STATE_KINDS, T
 from hermes_toolcall.statemachine.table import NEXT, State, Trigger
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
 
-OPTIONS = st.fixed_dictionaries(
-    {},
-    optional={
-        "strict": st.booleans(),
-        "calls_in_reasoning": st.booleans(),
-        "stop_at_fabricated_response": st.booleans(),
-        "max_block_chars": st.integers(min_value=1, max_value=64),
-        "stream_arguments": st.booleans(),
-        "dialect": st.sampled_from(["hermes", "qwen3", "omp"]),
-    },
-)
+OPTIONS = stream_options(64)
 
 
 class Scanned(StreamParser):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from helpers import merge_events
+from helpers import merge_events, stream_options
 from hermes_toolcall.errors import ParseError, StreamError
 from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.model import Completion, Transcript
@@ -16,17 +16,7 @@ from hermes_toolcall.parse import parse_completion, parse_transcript
 from hermes_toolcall.statemachine import StreamParser
 from hermes_toolcall.testing import adversarial_texts, all_chunkings, chunkings, completions, rendered_transcripts
 
-OPTIONS = st.fixed_dictionaries(
-    {},
-    optional={
-        "strict": st.booleans(),
-        "calls_in_reasoning": st.booleans(),
-        "stop_at_fabricated_response": st.booleans(),
-        "max_block_chars": st.integers(min_value=1, max_value=48),
-        "stream_arguments": st.booleans(),
-        "dialect": st.sampled_from(["hermes", "qwen3", "omp"]),
-    },
-)
+OPTIONS = stream_options(48)
 
 
 def feed(chunks: tuple[str, ...] | list[str], level: str, options: dict[str, Any]) -> tuple[Any, Any, list[object]]:
