@@ -5,10 +5,13 @@ from __future__ import annotations
 import string
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import hermes_toolcall
 from hermes_toolcall.errors import UsageError
 from hermes_toolcall.ids import openai_ids, sequential_ids, sub_id
+from hermes_toolcall.model import Span
 from hermes_toolcall.options import ParseOptions
 from hermes_toolcall.positions import LineIndex
 from hermes_toolcall.profiles import DIALECTS, get_profile
@@ -37,6 +40,17 @@ def test_line_index() -> None:
     assert idx.line_col(7) == (4, 1)
     assert idx.line_col(8) == (4, 2)
     assert idx.source_line(2) == "cd" and idx.source_line(3) == "" and idx.source_line(4) == "ü"
+
+
+@given(st.text(alphabet="ab\n\rü", max_size=60), st.lists(st.integers(min_value=0, max_value=60), max_size=30))
+def test_line_index_spans_in_any_order(text: str, offsets: list[int]) -> None:
+    # the span cursor moves forward by counting newlines and back through the line table
+    idx = LineIndex(text)
+    for offset in [min(o, len(text)) for o in offsets]:
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        assert idx.span(offset, len(text)) == Span(start=offset, end=len(text), line=line, column=column)
+        assert idx.line_col(offset) == (line, column)
 
 
 def test_profiles_cover_the_dialects() -> None:
