@@ -16,7 +16,16 @@ from typing import Any, cast
 
 from .model import Reasoning, Span, Text, ToolCall, ToolResponse, Turn
 
-__all__ = ["new_reasoning", "new_span", "new_text", "new_tool_call", "new_tool_response", "new_turn", "positional"]
+__all__ = [
+    "SPAN_SETTERS",
+    "new_reasoning",
+    "new_span",
+    "new_text",
+    "new_tool_call",
+    "new_tool_response",
+    "new_turn",
+    "positional",
+]
 
 
 def positional(cls: type[Any]) -> Callable[..., Any]:
@@ -45,6 +54,13 @@ def positional(cls: type[Any]) -> Callable[..., Any]:
 
 
 new_span = cast(Callable[[int, int, int, int], Span], positional(Span))
+
+#: The setters of Span's slots (start, end, line, column), as ``positional`` uses them: for the two
+#: line trackers that build their spans inline, one Python call per span instead of two
+#: (``positions.LineIndex``, ``statemachine.buffer.Lines``).
+SPAN_SETTERS: tuple[Callable[[Span, int], None], ...] = tuple(
+    Span.__dict__[name].__set__ for name in ("start", "end", "line", "column")
+)
 new_text = cast(Callable[[str, Span], Text], positional(Text))
 new_reasoning = cast(Callable[[str, str, Span, bool, bool], Reasoning], positional(Reasoning))
 new_tool_call = cast(Callable[[int, str, str, dict[str, Any], str, str, Span, bool], ToolCall], positional(ToolCall))

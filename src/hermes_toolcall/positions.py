@@ -6,6 +6,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate
 
+from .construct import SPAN_SETTERS
 from .model import Span
 
 __all__ = ["LineIndex"]
@@ -64,10 +65,7 @@ class _Lines:
 
 
 _new = object.__new__
-_SET_START = Span.__dict__["start"].__set__
-_SET_END = Span.__dict__["end"].__set__
-_SET_LINE = Span.__dict__["line"].__set__
-_SET_COLUMN = Span.__dict__["column"].__set__
+_SET_START, _SET_END, _SET_LINE, _SET_COLUMN = SPAN_SETTERS
 
 
 def _span_function(text: str, line_col: Callable[[int], tuple[int, int]]) -> Callable[[int, int], Span]:

@@ -13,7 +13,7 @@ read: the kind of the state (``_kind``) and, in text states, its scanner and hel
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from collections.abc import Callable
 
 from ..model import Diagnostic, Part, ReasoningKind, Span, Text, Turn
 from ..options import ParseOptions
@@ -87,9 +87,6 @@ for (_source, _trigger), _dest in NEXT.items():
     _NEXT_BY_STATE[_source][_trigger] = _dest
 
 _NO_PREFIXES: frozenset[str] = frozenset()
-# The slots' member descriptors of Span, as construct.positional uses them.
-_new = object.__new__
-_set_start, _set_end, _set_line, _set_column = (Span.__dict__[f].__set__ for f in ("start", "end", "line", "column"))
 _REASONING = State.REASONING
 
 
@@ -116,7 +113,7 @@ class Core:
     _chunks: list[str]
     _total: int
     _lines: Lines
-    _starts: list[int]  # _lines.starts
+    _span: Callable[[int, int], Span]  # _lines.span: a Span with the line:column of its start
     # output
     _events: list[Event]
     _diags: list[Diagnostic]
@@ -169,7 +166,7 @@ class Core:
         self._chunks = []
         self._total = 0
         self._lines = Lines()
-        self._starts = self._lines.starts
+        self._span = self._lines.span
         self._events = []
         self._diags = []
         self._closed = False
@@ -205,21 +202,6 @@ class Core:
             self._kind, self._scan, self._held = self._reasoning_entry[self._r_kind]
         else:
             self._kind, self._scan, self._held = self._entries[state]
-
-    def _span(self, start: int, end: int) -> Span:
-        starts = self._starts
-        n = len(starts)
-        low = n - 16 if n > 16 else 0  # spans mostly start on one of the last lines
-        if start >= starts[low]:
-            line = bisect_right(starts, start, low)
-        else:
-            line = bisect_right(starts, start)
-        span = _new(Span)  # as construct.new_span(start, end, line, column), without a Python call
-        _set_start(span, start)
-        _set_end(span, end)
-        _set_line(span, line)
-        _set_column(span, start - starts[line - 1] + 1)
-        return span
 
     def _diag(self, key: str, start: int, end: int, **fields: object) -> None:
         d = diagnostic(key, self._span(start, end), strict=self._strict, **fields)
