@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -10,6 +11,20 @@ from hypothesis import strategies as st
 from conftest import SHARED, TEMPLATES
 from hermes_toolcall.conformance.generate import MARKERS
 from hermes_toolcall.grammar import Variant
+
+#: A tool in OpenAI shape, as the official templates receive it.
+TIME: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "description": "Get the current local time in a timezone.",
+        "parameters": {
+            "type": "object",
+            "properties": {"timezone": {"type": "string", "description": "IANA timezone name"}},
+            "required": ["timezone"],
+        },
+    },
+}
 
 # every option variant of the grammar (reasoning kinds × calls in reasoning × stop at a fabricated result)
 VARIANTS = tuple(

@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import hermes_toolcall.body as body_module
-from helpers import jinja_render, shared_file, template_source
+from helpers import TIME, jinja_render, shared_file, template_source
 from hermes_toolcall import jsonio
 from hermes_toolcall.body import CallBody, decode_call_body, decode_tools_block, response_name
 from hermes_toolcall.diagnostics import CATALOGUE
@@ -326,18 +326,6 @@ WEATHER: dict[str, Any] = {
                 "parameters": {"type": "object", "description": "A nested property named parameters"},
             },
             "required": ["location"],
-        },
-    },
-}
-TIME: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_time",
-        "description": "Get the current local time in a timezone.",
-        "parameters": {
-            "type": "object",
-            "properties": {"timezone": {"type": "string", "description": "IANA timezone name"}},
-            "required": ["timezone"],
         },
     },
 }

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hermes_toolcall.detect as detect_module
-from helpers import jinja_render, shared_file, template_source
+from helpers import TIME, jinja_render, shared_file, template_source
 from hermes_toolcall import jsonio
 from hermes_toolcall.detect import DialectGuess, detect_dialect
 from hermes_toolcall.profiles import DIALECTS
@@ -19,18 +19,6 @@ from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]
 
-TIME: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_time",
-        "description": "Get the current local time in a timezone.",
-        "parameters": {
-            "type": "object",
-            "properties": {"timezone": {"type": "string", "description": "IANA timezone name"}},
-            "required": ["timezone"],
-        },
-    },
-}
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 USER = {"role": "user", "content": "What time is it in Tokyo?"}
 CALL = {

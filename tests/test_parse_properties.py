@@ -17,27 +17,17 @@ from hermes_toolcall import (
     parse_transcript,
     sequential_ids,
 )
+from hermes_toolcall.conformance.generate import MARKERS
 from hermes_toolcall.model import Span
 from hermes_toolcall.testing.strategies import adversarial_texts, conversations
 
 _PIECES = (
-    "<|im_start|>",
-    "<|im_end|>",
+    *MARKERS,
     "<|im_start|>assistant\n",
     "<|im_start|>user\n",
     "<|im_start|>tool\n",
     "<|im_start|>system\n",
     "<|im_start|>robot\n",
-    "<tool_call>",
-    "</tool_call>",
-    "<think>",
-    "</think>",
-    "<scratch_pad>",
-    "</scratch_pad>",
-    "<tool_response>",
-    "</tool_response>",
-    "<tools>",
-    "</tools>",
     "<tool_",
     "</tool",
     "<|im_",

@@ -74,7 +74,8 @@ class Driver:
                 basic.scanner  # noqa: B018 - builds Lark's scanner, which sets `callback`
                 if basic.callback:
                     raise DriverError(f"terminal callbacks are not supported: {sorted(basic.callback)}")
-                groups = [(f"(?P<{t.name}>{t.pattern.to_regexp()})", t.pattern.to_regexp()) for t in basic.terminals]
+                regexps = [(t.name, t.pattern.to_regexp()) for t in basic.terminals]
+                groups = [(f"(?P<{name}>{regexp})", regexp) for name, regexp in regexps]
                 others = [group for group, regexp in groups if not regexp.startswith("<")] or ["(?!)"]
                 compiled[key] = (
                     re.compile("|".join(group for group, _ in groups), basic.g_regex_flags),
