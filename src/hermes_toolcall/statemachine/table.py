@@ -18,7 +18,7 @@ from ..errors import HermesError
 __all__ = ["NEXT", "TRANSITIONS", "State", "Trigger", "build_machine", "derive_table", "next_state"]
 
 
-class State(str, Enum):
+class State(str, Enum):  # noqa: UP042  (str() and format() of members stay as they were)
     """Where the scanner is. Assistant bodies and completions share ``ASSISTANT``."""
 
     GAP = "gap"  # transcript: between turns
@@ -36,7 +36,7 @@ class State(str, Enum):
     DONE = "done"  # close() was called
 
 
-class Trigger(str, Enum):
+class Trigger(str, Enum):  # noqa: UP042
     """Tag boundaries (and the end of input) that move the machine."""
 
     IM_START = "im_start"
