@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -33,3 +36,26 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 TEMPLATES = SHARED / "conformance" / "templates"
 DATA = Path(__file__).resolve().parent / "data"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "ci_required(reason): the test must run under CI (CI=true); a skip there is reported as a failure",
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """Under CI, a skipped test marked ``ci_required`` fails: what must run may not be skipped silently."""
+    outcome = yield
+    report = outcome.get_result()
+    if not os.environ.get("CI") or not report.skipped:
+        return
+    marker = item.get_closest_marker("ci_required")
+    if marker is None:
+        return
+    why = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+    skipped = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    report.outcome = "failed"
+    report.longrepr = f"ci_required test was skipped under CI ({why}): {skipped}"
