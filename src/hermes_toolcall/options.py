@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from .errors import UsageError
 from .ids import IdFactory, openai_ids
+from .model import ReasoningKind
 from .profiles import DialectProfile, get_profile
+from .prompt_state import start_reasoning_kind
 
 __all__ = ["DEFAULT_MAX_BLOCK_CHARS", "ParseOptions"]
 
@@ -24,6 +26,9 @@ class ParseOptions:
         stop_at_fabricated_response: stop parsing at a ``<tool_response>`` in an assistant body.
         max_block_chars: largest block body (characters) before ``HT114 block-too-large``.
         ids: the call id factory (see ``hermes_toolcall.ids``).
+        reasoning_at_start: completion level: the completion begins inside a reasoning block of
+            this kind (the generation prompt opened it; see ``prompt_state``), or None. Transcripts
+            ignore it (their prompt is part of the input).
     """
 
     profile: DialectProfile
@@ -32,6 +37,7 @@ class ParseOptions:
     stop_at_fabricated_response: bool = False
     max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS
     ids: IdFactory = openai_ids
+    reasoning_at_start: ReasoningKind | None = None
 
     @classmethod
     def make(
@@ -43,19 +49,30 @@ class ParseOptions:
         stop_at_fabricated_response: bool = False,
         max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
         ids: IdFactory | None = None,
+        starts_in_reasoning: bool | None = None,
     ) -> ParseOptions:
         """Build options from keyword values, checking them.
 
+        ``starts_in_reasoning``: None = as the dialect's generation prompt leaves it
+        (``prompt_state.generation_prompt_state``: true for ``qwq``), True = inside the reasoning
+        kind that prompt opens (else the dialect's first kind), False = outside.
+
         Raises:
-            UsageError: an unknown dialect or a non-positive ``max_block_chars``.
+            UsageError: an unknown dialect, a non-positive ``max_block_chars``, or
+                ``starts_in_reasoning=True`` for a dialect without reasoning kinds.
+
+        >>> ParseOptions.make(dialect="qwq").reasoning_at_start
+        'think'
         """
         if max_block_chars <= 0:
             raise UsageError("max_block_chars must be positive")
+        profile = get_profile(dialect)
         return cls(
-            profile=get_profile(dialect),
+            profile=profile,
             strict=strict,
             calls_in_reasoning=calls_in_reasoning,
             stop_at_fabricated_response=stop_at_fabricated_response,
             max_block_chars=max_block_chars,
             ids=ids or openai_ids,
+            reasoning_at_start=start_reasoning_kind(profile, starts_in_reasoning),
         )

@@ -27,6 +27,7 @@ def _options(
     stop_at_fabricated_response: bool,
     max_block_chars: int,
     ids: IdFactory | None,
+    starts_in_reasoning: bool | None = False,
 ) -> ParseOptions:
     if not isinstance(text, str):
         raise UsageError(f"expected a str to parse, got {type(text).__name__}")
@@ -41,6 +42,7 @@ def _options(
         stop_at_fabricated_response=stop_at_fabricated_response,
         max_block_chars=max_block_chars,
         ids=ids,
+        starts_in_reasoning=starts_in_reasoning,
     )
 
 
@@ -136,6 +138,7 @@ def parse_completion(
     stop_at_fabricated_response: bool = False,
     max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
     ids: IdFactory | None = None,
+    starts_in_reasoning: bool | None = None,
 ) -> Completion:
     """Parse what a model generated after ``<|im_start|>assistant\\n``.
 
@@ -147,6 +150,11 @@ def parse_completion(
         stop_at_fabricated_response: stop at a fabricated ``<tool_response>`` (omp's abortOnFabricatedResult).
         max_block_chars: largest block body before ``HT114``.
         ids: call id factory (default: random OpenAI-like ids).
+        starts_in_reasoning: the completion begins inside a reasoning block, because the
+            generation prompt opened it (QwQ's ends with ``<think>\n``): the text up to the first
+            ``</think>`` is reasoning, a completion that never closes it is all reasoning. None
+            (default): as the dialect's generation prompt leaves it (true for ``qwq``; for a prompt
+            of your own, ``generation_prompt_state(dialect, prompt=...)``).
 
     Returns:
         The ``Completion``: ``.tool_calls``, ``.finish_reason``, ``.to_openai()``, ``.diagnostics``.
@@ -159,6 +167,9 @@ def parse_completion(
     >>> c = parse_completion('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>', ids=sequential_ids())
     >>> [(x.id, x.name, x.arguments) for x in c.tool_calls], c.finish_reason
     ([('call_0', 'f', {'a': 1})], 'tool_calls')
+    >>> m = parse_completion("I'm\\nthinking</think>\\nHello", dialect="qwq").to_openai()
+    >>> m["reasoning_content"], m["content"]
+    ("I'm\\nthinking", 'Hello')
     """
     options = _options(
         text,
@@ -168,5 +179,6 @@ def parse_completion(
         stop_at_fabricated_response=stop_at_fabricated_response,
         max_block_chars=max_block_chars,
         ids=ids,
+        starts_in_reasoning=starts_in_reasoning,
     )
     return parse_completion_with(text, options)
