@@ -13,12 +13,13 @@ read (``fold``). The parts are described in ``core``.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from ..errors import StreamError, UsageError
 from ..ids import IdFactory
 from ..model import Completion, Diagnostic, Transcript
-from ..options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions
+from ..options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
 from ..profiles import DialectProfile
 from .core import K_BLOCK, K_BODY, K_GAP, K_HEADER, K_REASONING, K_TAIL
 from .events import Event, TextDelta, new_reasoning_delta, new_text_delta
@@ -48,6 +49,11 @@ class StreamParser(TextScan):
         starts_in_reasoning: completion level: the completion begins inside a reasoning block
             (None: as the dialect's generation prompt leaves it, true for ``qwq``; see
             ``generation_prompt_state``). Transcripts: only None.
+        tools: the request's tools (OpenAI tool objects): calls to undeclared names get ``HT301``.
+        undeclared: ``keep`` (default), ``text`` or ``drop``: what becomes of such calls. A call
+            that will be dropped or become text is never announced (no ``ToolCallStart``).
+        coerce_arguments: convert argument values to the schema's types when lossless
+            (``HT210``–``HT214``; needs ``tools``).
         options: ready-made ``ParseOptions`` (then the option keywords above are ignored).
 
     Raises:
@@ -79,6 +85,9 @@ class StreamParser(TextScan):
         max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
         ids: IdFactory | None = None,
         starts_in_reasoning: bool | None = None,
+        tools: Sequence[Any] | None = None,
+        undeclared: Undeclared = "keep",
+        coerce_arguments: bool = False,
         options: ParseOptions | None = None,
     ) -> None:
         if level not in ("completion", "transcript"):
@@ -93,7 +102,16 @@ class StreamParser(TextScan):
             max_block_chars=max_block_chars,
             ids=ids,
             starts_in_reasoning=starts_in_reasoning,
+            tools=tools,
+            undeclared=undeclared,
+            coerce_arguments=coerce_arguments,
         )
+        if opts.tools is None:
+            self._policy = None
+        else:
+            from ..tools_policy import ToolPolicy
+
+            self._policy = ToolPolicy.of(opts)
         self._init_core(opts, level, stream_arguments)
         self._init_fold()
         self._init_block()
