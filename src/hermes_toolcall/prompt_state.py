@@ -38,16 +38,21 @@ class GenerationPromptState:
         return self.reasoning is not None
 
 
-@lru_cache(maxsize=64)
 def _open_kind(prompt: str, profile: DialectProfile) -> ReasoningKind | None:
+    start = prompt.rfind("<|im_start|>")
+    return _open_kind_of_tail(prompt[start:] if start >= 0 else prompt, profile)
+
+
+@lru_cache(maxsize=64)
+def _open_kind_of_tail(prompt: str, profile: DialectProfile) -> ReasoningKind | None:
+    """The kind left open by the last turn of ``prompt`` (which starts at that turn, if it has turns)."""
     from .ids import sequential_ids
     from .options import ParseOptions
     from .parse import parse_completion_with, parse_transcript_with
 
     options = ParseOptions.make(dialect=profile, starts_in_reasoning=False, ids=sequential_ids())
-    start = prompt.rfind("<|im_start|>")
-    if start >= 0:
-        turns = parse_transcript_with(prompt[start:], options).turns
+    if prompt.startswith("<|im_start|>"):
+        turns = parse_transcript_with(prompt, options).turns
         if not turns or turns[-1].role != "assistant" or turns[-1].end is not None:
             return None
         parts = turns[-1].parts
