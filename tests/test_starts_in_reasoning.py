@@ -11,6 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers import openai_stream
 from hermes_toolcall import (
     Completion,
     Reasoning,
@@ -24,7 +25,6 @@ from hermes_toolcall import (
 )
 from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.statemachine import ReasoningStart
-from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
 from hermes_toolcall.testing import (
     accumulate_chunks,
     adversarial_texts,
@@ -37,29 +37,8 @@ from hermes_toolcall.testing import (
 _CALL = '<tool_call>\n{"name": "special_function", "arguments": {"arg1": 1}}\n</tool_call>'
 
 
-def openai_stream(
-    chunks: tuple[str, ...] | list[str], *, eager: bool = True, **options: Any
-) -> tuple[Completion, dict[str, Any]]:
-    """The folded result and the message accumulated from the OpenAI chunks (openai-python's rules).
-
-    ``eager=True`` is exact when every announced call ends valid (the chunker's documented guarantee).
-    """
-    parser = StreamParser(ids=sequential_ids(), stream_arguments=eager, **options)
-    chunker = OpenAIChunker(eager=eager)
-    out = chunker.start()
-    for piece in chunks:
-        out += chunker.feed(parser.feed(piece))
-    out += chunker.feed(parser.close())
-    out += chunker.finish()
-    result = parser.result()
-    assert isinstance(result, Completion)
-    message, finish = accumulate_chunks(out)
-    assert finish == result.finish_reason
-    return result, message
-
-
 def assert_openai_matches(text: str, chunks: tuple[str, ...] | list[str], **options: Any) -> None:
-    result, message = openai_stream(chunks, **options)
+    result, message, _ = openai_stream(chunks, **options)
     want = result.to_openai()
     assert message.get("reasoning_content") == want["reasoning_content"]
     calls = [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])]

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers import openai_stream
 from hermes_toolcall import (
     Completion,
     ParseError,
@@ -26,9 +27,7 @@ from hermes_toolcall import (
     validate_record,
 )
 from hermes_toolcall.ids import sequential_ids
-from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
 from hermes_toolcall.testing import (
-    accumulate_chunks,
     adversarial_texts,
     assert_engines_agree,
     assert_spans_tile,
@@ -193,23 +192,13 @@ def test_no_tool_call_start_for_a_call_that_will_not_be_kept(policy: str) -> Non
 def test_openai_chunks_of_the_policies() -> None:
     for policy in POLICIES:
         for eager in (True, False):
-            p = StreamParser(tools=WEATHER, undeclared=policy, ids=sequential_ids(), stream_arguments=eager)
-            chunker = OpenAIChunker(eager=eager)
-            out = chunker.start()
-            for ch in MIXED:
-                out += chunker.feed(p.feed(ch))
-            out += chunker.feed(p.close()) + chunker.finish()
-            message, finish = accumulate_chunks(out)
-            result = p.result()
-            assert isinstance(result, Completion)
+            result, message, out = openai_stream(tuple(MIXED), eager=eager, tools=WEATHER, undeclared=policy)
             want = result.to_openai()
-            assert [c["function"]["name"] for c in message["tool_calls"]] == [
-                c["function"]["name"] for c in want["tool_calls"]
-            ]
+            got = [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]]
+            assert got == [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in want["tool_calls"]]
             firsts = [e for ch in out for e in ch["choices"][0]["delta"].get("tool_calls", ()) if "id" in e]
             assert [e["index"] for e in firsts] == list(range(len(want["tool_calls"])))
             assert (message.get("content") or "").strip() == (want["content"] or "").strip()
-            assert finish == "tool_calls"
 
 
 # ------------------------------------------------------------------ properties on generated inputs
@@ -257,18 +246,9 @@ def test_engines_agree_and_only_kept_calls_are_announced(
 @given(st.data(), st.one_of(completions(), adversarial_texts()), st.sampled_from(POLICIES))
 @settings(max_examples=80, deadline=None)
 def test_deferred_openai_chunks_accumulate_to_the_message(data: Any, text: str, policy: str) -> None:
-    tools = _declared(data, text)
-    p = StreamParser(tools=tools, undeclared=policy, ids=sequential_ids())
-    chunker = OpenAIChunker(eager=False)
-    out = chunker.start()
-    for piece in data.draw(chunkings(text)):
-        out += chunker.feed(p.feed(piece))
-    out += chunker.feed(p.close()) + chunker.finish()
-    message, finish = accumulate_chunks(out)
-    result = p.result()
-    assert isinstance(result, Completion)
+    chunks = data.draw(chunkings(text))
+    result, message, _ = openai_stream(chunks, eager=False, tools=_declared(data, text), undeclared=policy)
     want = result.to_openai()
-    assert finish == result.finish_reason
     got = [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])]
     assert got == [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in want["tool_calls"]]
     assert message.get("reasoning_content") == want["reasoning_content"]

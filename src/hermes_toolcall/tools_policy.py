@@ -2,7 +2,7 @@
 
 Both engines apply it to the calls of each finished block, the same function deciding: the grammar
 engine as a post-step over the parts of each body (``apply_to_completion`` / ``apply_to_transcript``),
-the stream when the block ends (``stream_block``), before any event of the block leaves the parser.
+the stream when the block ends (``ToolPolicy.stream_block``), before any event of the block leaves the parser.
 The rules (docs/parsing.md §11):
 
 - A call whose name is not declared gets validate's ``HT301`` (span: its block; an error, so strict
@@ -52,7 +52,7 @@ from .statemachine.events import (
 from .validate import codes as _codes  # noqa: F401  (registers HT301 in the catalogue)
 from .validate.schema import ToolSet
 
-__all__ = ["BlockVerdict", "ToolPolicy", "apply_to_completion", "apply_to_transcript", "judge_block", "stream_block"]
+__all__ = ["BlockVerdict", "ToolPolicy", "apply_to_completion", "apply_to_transcript", "judge_block"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,10 +83,53 @@ class ToolPolicy:
         streamed: str | None,
         reasoning: ReasoningKind | None,
     ) -> tuple[list[Part], list[Event], list[Diagnostic], str | None]:
-        """``stream_block`` with this policy (the stream calls it without importing this module)."""
-        return stream_block(
-            self, parts, events, diags, first_index=first_index, streamed=streamed, reasoning=reasoning
-        )
+        """The parts, events and diagnostics of a finished call block after the policy, before they leave the parser.
+
+        Args:
+            parts, events, diags: what ``blocks.finish_call`` made of the block.
+            first_index: the index of the block's first kept call (calls kept so far in the body).
+            streamed: the argument text already streamed for the call announced early, if one was.
+            reasoning: the reasoning kind when the block is inside reasoning, else None.
+
+        Returns:
+            ``(parts, events, diagnostics, text)``: ``text`` is the block's raw text when it becomes
+            body text (the caller joins it to the text run; ``events`` then ends with its delta).
+        """
+        calls = [p for p in parts if isinstance(p, ToolCall)]
+        if not calls:
+            return parts, events, diags, None
+        verdict = judge_block(self, calls, first_index)
+        head = [e for e in events if isinstance(e, DiagnosticEvent)]
+        head += [new_diagnostic_event(d) for d in verdict.diagnostics]
+        out_diags = [*diags, *verdict.diagnostics]
+        block = calls[0]
+        if verdict.as_text:
+            if reasoning is None:
+                return [], [*head, new_text_delta(block.raw)], out_diags, block.raw
+            part = new_reasoning(reasoning, block.raw, block.span, False, False)
+            tail: list[Event] = [
+                new_reasoning_start(reasoning, False),
+                new_reasoning_delta(reasoning, block.raw),
+                new_reasoning_end(reasoning, False, part),
+            ]
+            return [part], head + tail, out_diags, None
+        final = {c.id: c for c in verdict.calls}
+        first = calls[0].id
+        rest: list[Event] = []
+        for e in events:
+            if isinstance(e, DiagnosticEvent) or getattr(e, "id", None) in verdict.dropped:
+                continue
+            if isinstance(e, ArgumentsDelta):  # the deltas sent at the block's end: of the final arguments
+                call = final[e.id]
+                sent = streamed if streamed is not None and e.id == first else ""
+                if call.arguments_json.startswith(sent) and len(call.arguments_json) > len(sent):
+                    rest.append(new_arguments_delta(e.ordinal, e.id, call.arguments_json[len(sent) :]))
+            elif isinstance(e, ToolCallEnd) and e.call is not None:
+                rest.append(new_tool_call_end(e.ordinal, e.id, final[e.id], None))
+            else:
+                rest.append(e)
+        kept: list[Part] = list(verdict.calls)
+        return kept, head + rest, out_diags, None
 
     def announces(self, name: str) -> bool:
         """Whether a stream may announce a call of ``name`` before its block ends (it will be kept as a call)."""
@@ -104,7 +147,15 @@ class BlockVerdict:
 
 
 def judge_block(policy: ToolPolicy, calls: Sequence[ToolCall], first_index: int) -> BlockVerdict:
-    """Apply the policy to the calls of one block; ``first_index`` is the index its first kept call gets."""
+    """Apply the policy to the calls of one block; ``first_index`` is the index its first kept call gets.
+
+    >>> from hermes_toolcall import parse_completion
+    >>> calls = parse_completion('<tool_call>{"name": "g", "arguments": {}}</tool_call>').tool_calls
+    >>> policy = ToolPolicy.of(ParseOptions.make(tools=[{"name": "f"}], undeclared="text"))
+    >>> v = judge_block(policy, calls, 0)
+    >>> v.as_text, v.calls, v.diagnostics[0].message
+    (True, (), "tool 'g' is not declared (declared: f); the block is kept as text")
+    """
     specs = policy.tools.tools
     undeclared = [c for c in calls if c.name not in specs]
     as_text = policy.undeclared == "text" and len(undeclared) == len(calls) > 0
@@ -189,7 +240,15 @@ def _touches(parts: Sequence[Part]) -> bool:
 
 
 def apply_to_completion(result: Completion, options: ParseOptions) -> Completion:
-    """The completion after the tools policy of ``options`` (unchanged without ``tools=``)."""
+    """The completion after the tools policy of ``options`` (unchanged without ``tools=``).
+
+    >>> from hermes_toolcall.grammar.build import build_completion
+    >>> options = ParseOptions.make(tools=[{"name": "f"}], undeclared="drop")
+    >>> c = apply_to_completion(build_completion('a<tool_call>{"name": "g", "arguments": {}}</tool_call>', options),
+    ...                         options)
+    >>> [type(p).__name__ for p in c.parts], [d.code for d in c.diagnostics]
+    (['Text'], ['HT301'])
+    """
     policy = ToolPolicy.of(options)
     if policy is None or not _touches(result.parts):
         return result
@@ -213,63 +272,3 @@ def apply_to_transcript(result: Transcript, options: ParseOptions) -> Transcript
 
 
 # ---------------------------------------------------------------------- streaming engine: at the block's end
-
-
-def stream_block(
-    policy: ToolPolicy,
-    parts: list[Part],
-    events: list[Event],
-    diags: list[Diagnostic],
-    *,
-    first_index: int,
-    streamed: str | None,
-    reasoning: ReasoningKind | None,
-) -> tuple[list[Part], list[Event], list[Diagnostic], str | None]:
-    """The parts, events and diagnostics of a finished call block after the policy, before they leave the parser.
-
-    Args:
-        policy: the policy.
-        parts, events, diags: what ``blocks.finish_call`` made of the block.
-        first_index: the index of the block's first kept call (calls kept so far in the body).
-        streamed: the argument text already streamed for the call announced early, if one was.
-        reasoning: the reasoning kind when the block is inside reasoning, else None.
-
-    Returns:
-        ``(parts, events, diagnostics, text)``: ``text`` is the block's raw text when it becomes
-        body text (the caller joins it to the text run; ``events`` then ends with its delta).
-    """
-    calls = [p for p in parts if isinstance(p, ToolCall)]
-    if not calls:
-        return parts, events, diags, None
-    verdict = judge_block(policy, calls, first_index)
-    head = [e for e in events if isinstance(e, DiagnosticEvent)]
-    head += [new_diagnostic_event(d) for d in verdict.diagnostics]
-    out_diags = [*diags, *verdict.diagnostics]
-    block = calls[0]
-    if verdict.as_text:
-        if reasoning is None:
-            return [], [*head, new_text_delta(block.raw)], out_diags, block.raw
-        part = new_reasoning(reasoning, block.raw, block.span, False, False)
-        tail: list[Event] = [
-            new_reasoning_start(reasoning, False),
-            new_reasoning_delta(reasoning, block.raw),
-            new_reasoning_end(reasoning, False, part),
-        ]
-        return [part], head + tail, out_diags, None
-    final = {c.id: c for c in verdict.calls}
-    first = calls[0].id
-    rest: list[Event] = []
-    for e in events:
-        if isinstance(e, DiagnosticEvent) or getattr(e, "id", None) in verdict.dropped:
-            continue
-        if isinstance(e, ArgumentsDelta):  # the deltas sent at the block's end: of the final arguments
-            call = final[e.id]
-            sent = streamed if streamed is not None and e.id == first else ""
-            if call.arguments_json.startswith(sent) and len(call.arguments_json) > len(sent):
-                rest.append(new_arguments_delta(e.ordinal, e.id, call.arguments_json[len(sent) :]))
-        elif isinstance(e, ToolCallEnd) and e.call is not None:
-            rest.append(new_tool_call_end(e.ordinal, e.id, final[e.id], None))
-        else:
-            rest.append(e)
-    kept: list[Part] = list(verdict.calls)
-    return kept, head + rest, out_diags, None
