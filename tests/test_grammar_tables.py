@@ -100,3 +100,32 @@ def test_parsing_does_not_import_lark() -> None:
 def test_the_public_calls_use_the_tables() -> None:
     assert parse_completion("a<|im_end|>").end is not None
     assert parse_transcript("<|im_start|>user\nhi<|im_end|>\n").turns[0].role == "user"
+
+
+class _Token(str):
+    """A str subclass with its own repr, as Lark 1.1.9 serialises rule and terminal names."""
+
+    def __repr__(self) -> str:
+        return f"Token({str(self)!r})"
+
+
+def _tokenise(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: (_Token(v) if k == "name" and isinstance(v, str) else _tokenise(v)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_tokenise(v) for v in obj]
+    return obj
+
+
+def test_regression_lark_1_1_9_names_are_written_as_plain_strings(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Lark 1.1.9 serialises names as lark.Token (a str subclass): the file must not depend on it
+    real = tablegen._serialised
+
+    def with_tokens(variant: Variant) -> tuple[dict[str, Any], dict[Any, Any]]:
+        data, memo = real(variant)
+        table = data["parser"]["parser"]
+        table["tokens"] = {k: _Token(v) for k, v in table["tokens"].items()}
+        return data, _tokenise(memo)
+
+    monkeypatch.setattr(tablegen, "_serialised", with_tokens)
+    assert "Token(" not in tablegen.generate()

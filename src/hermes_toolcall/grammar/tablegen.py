@@ -119,7 +119,7 @@ def _serialised(variant: Variant) -> tuple[dict[str, Any], dict[Any, Any]]:
 
 
 def _terminal(raw: Any) -> _Terminal:
-    name = _get(raw, "name", "terminal")
+    name = str(_get(raw, "name", "terminal"))  # plain str: some Lark versions keep Token objects
     pattern = _get(raw, "pattern", f"terminal {name}")
     kind = _get(pattern, "__type__", f"terminal {name}.pattern")
     value = _get(pattern, "value", f"terminal {name}.pattern")
@@ -128,11 +128,11 @@ def _terminal(raw: Any) -> _Terminal:
     if kind == "PatternStr":
         return _Terminal(
             name=name,
-            regexp=re.escape(value),
+            regexp=re.escape(str(value)),
             priority=_get(raw, "priority", name),
             max_width=len(value),
             length=len(value),
-            literal=value,
+            literal=str(value),
         )
     if kind == "PatternRE":
         width = _get(pattern, "_width", f"terminal {name}.pattern")
@@ -140,7 +140,7 @@ def _terminal(raw: Any) -> _Terminal:
             raise _fail(f"terminal {name} has no width estimate")
         return _Terminal(
             name=name,
-            regexp=value,
+            regexp=str(value),
             priority=_get(raw, "priority", name),
             max_width=int(width[1]),
             length=len(value),
@@ -173,11 +173,11 @@ def _compile(variant: Variant) -> _Compiled:
                 raise _fail(f"state {state} has an action of unknown form {action!r}")
             code, arg = action
             if code == 0:  # shift (or goto, for a nonterminal)
-                row[names[token]] = int(arg)
+                row[str(names[token])] = int(arg)
             elif code == 1:  # reduce
                 rule = _deref(arg, memo, f"state {state}")
-                origin = _get(_get(rule, "origin", "rule"), "name", "rule.origin")
-                row[names[token]] = (origin, len(_get(rule, "expansion", "rule")))
+                origin = str(_get(_get(rule, "origin", "rule"), "name", "rule.origin"))
+                row[str(names[token])] = (origin, len(_get(rule, "expansion", "rule")))
             else:
                 raise _fail(f"state {state} has an action of unknown kind {code!r}")
         rows[int(state)] = row
