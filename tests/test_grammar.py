@@ -122,3 +122,32 @@ def test_parse_tree_structure() -> None:
 @pytest.mark.parametrize("v", VARIANTS)
 def test_every_variant_builds(v: Variant) -> None:
     assert tokens("x", "completion", v) == [("A_TEXT", 0, 1)]
+
+
+def test_the_grammar_quotes_the_fab_pattern_of_stop_at_fabricated_response() -> None:
+    from hermes_toolcall.grammar.parser import FAB_STOP
+
+    assert f"/{FAB_STOP}/ (grammar/parser.py's FAB_STOP" in GRAMMAR
+
+
+def test_python_changes_only_the_terminals_the_grammar_says_it_changes() -> None:
+    # hermes.lark's header lists each option's edits; everything else is the grammar verbatim
+    from lark import Lark
+
+    from hermes_toolcall.grammar.parser import _KIND_TERMINALS, _REST_TERMINALS, lark_parser
+
+    verbatim = Lark(GRAMMAR, parser="lalr", lexer="contextual", start=list(START_RULES))
+    plain = {t.name: t.pattern for t in verbatim.terminals}
+    assert plain["A_TEXT"].to_regexp() == a_text_pattern(("think", "scratch_pad"))
+    for v in VARIANTS:
+        changed = {t.name for t in lark_parser(v).terminals if t.pattern != plain[t.name]}
+        allowed = {"A_TEXT"} if set(v.kinds) != {"think", "scratch_pad"} else set()
+        allowed |= {"FAB"} if v.stop_at_fabricated else set()
+        for kind, names in _KIND_TERMINALS.items():
+            if kind not in v.kinds:
+                allowed |= set(names) | {_REST_TERMINALS[kind]}  # the kind's terminals are disabled
+            elif v.calls_in_reasoning:  # split: no whole-block token, no whole-rest token
+                allowed |= {names[0], _REST_TERMINALS[kind]}
+            else:
+                allowed |= set(names[1:4])  # one token
+        assert changed == allowed, v

@@ -1,4 +1,4 @@
-"""grammar/driver.py runs Lark's compiled table without a tree: same tokens as Lark's own parser."""
+"""grammar/driver.py runs the tables Lark compiled (grammar/tables.py) without a tree: same tokens as Lark's parser."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from helpers import VARIANTS, soup
 from hermes_toolcall.conformance import load_cases
-from hermes_toolcall.grammar import GrammarBug, Variant, tokens, tree_tokens
+from hermes_toolcall.grammar import GrammarBug, Variant, tables, tokens, tree_tokens
 from hermes_toolcall.grammar.driver import Driver, DriverError
-from hermes_toolcall.grammar.parser import START_RULES, lark_parser
+from hermes_toolcall.grammar.parser import START_RULES
 from hermes_toolcall.testing.strategies import adversarial_texts, completions, rendered_transcripts
 
 CASES = load_cases(Path(__file__).parent.parent / "conformance" / "cases")
@@ -47,7 +47,7 @@ def test_driver_agrees_with_lark_on_the_corpus(case: object) -> None:
 
 
 def test_driver_is_shared_by_texts_and_remembers_few_stacks() -> None:
-    driver = Driver(lark_parser(Variant()))
+    driver = Driver(tables.VARIANT_LEXERS[Variant().key])
     text = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>a</think>b<tool_call>{}</tool_call>"
     driver.tokens(text * 50, "transcript")
     stacks = len(driver._stacks)
@@ -56,7 +56,7 @@ def test_driver_is_shared_by_texts_and_remembers_few_stacks() -> None:
 
 
 def test_driver_rejects_what_the_table_rejects() -> None:
-    driver = Driver(lark_parser(Variant()))
+    driver = Driver(tables.VARIANT_LEXERS[Variant().key])
     # resume_think_t exists only with calls in reasoning: the default table starts it but its lexer
     # has no terminal for plain text, which is reported, not looped on
     with pytest.raises(DriverError):

@@ -26,12 +26,14 @@ from ..model import (
 )
 from ..options import ParseOptions
 from ..positions import LineIndex
+from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, OPEN, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE, TOOLS_OPEN
 
 __all__ = ["BlockReader", "Body", "Segment"]
 
-_OPEN_LEN = {"think": 7, "scratch_pad": 13}
-_CLOSE_TAG = {"think": "</think>", "scratch_pad": "</scratch_pad>"}
-_CALL_TAG = "<tool_call>"
+_OPEN_LEN = {kind: len(tag) for kind, tag in OPEN.items()}
+_CALL_OPEN, _CALL_CLOSE = len(CALL_OPEN), len(CALL_CLOSE)
+_RESP_OPEN, _RESP_CLOSE = len(RESP_OPEN), len(RESP_CLOSE)
+_TOOLS_OPEN, _TOOLS_CLOSE = len(TOOLS_OPEN), len(TOOLS_CLOSE)
 
 
 @dataclass(slots=True)
@@ -85,24 +87,24 @@ class BlockReader:
         in the prompt (the token is the rest of the block)."""
         src = self.src
         inner_start = s + _OPEN_LEN[kind] if opened else s
-        closer = _CLOSE_TAG[kind]
+        closer = CLOSE[kind]
         closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
         inner_end = e - len(closer) if closed else e
         body.parts.append(new_reasoning(kind, src[inner_start:inner_end], self.span(s, e), opened, closed))
         find = src.find
-        at = find(_CALL_TAG, inner_start, inner_end)
+        at = find(CALL_OPEN, inner_start, inner_end)
         while at >= 0:
-            self.diag("HT124", message("HT124"), at, at + 11)
-            at = find(_CALL_TAG, at + 11, inner_end)
+            self.diag("HT124", message("HT124"), at, at + _CALL_OPEN)
+            at = find(CALL_OPEN, at + _CALL_OPEN, inner_end)
         if not closed:  # after the HT124s, as a stream finds them (they tie at 0 when the prompt opened it)
             self.diag("HT111", message("HT111", kind=kind), s, e)
 
     def call_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
         """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""
         src = self.src
-        b = s + 11
+        b = s + _CALL_OPEN
         closed = typ == "CALL_DONE"
-        inner_end = e - 12 if closed else e
+        inner_end = e - _CALL_CLOSE if closed else e
         block_id = self.next_id()
         limit = self.opts.max_block_chars
         if inner_end - b > limit:
@@ -159,9 +161,9 @@ class BlockReader:
     def response_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
         """One ``<tool_response>`` block token; returns the cut offset when it was cut."""
         src = self.src
-        b = s + 15
+        b = s + _RESP_OPEN
         closed = typ == "RESP_DONE"
-        inner_end = e - 16 if closed else e
+        inner_end = e - _RESP_CLOSE if closed else e
         limit = self.opts.max_block_chars
         if inner_end - b > limit:
             cut = b + limit
@@ -182,9 +184,9 @@ class BlockReader:
     def tools_block(self, body: Body, s: int, e: int) -> int | None:
         """One ``<tools>`` block token (closer included when present); returns the cut offset if cut."""
         src = self.src
-        b = s + 7
-        closed = e - b >= 8 and src.startswith("</tools>", e - 8)
-        inner_end = e - 8 if closed else e
+        b = s + _TOOLS_OPEN
+        closed = e - b >= _TOOLS_CLOSE and src.startswith(TOOLS_CLOSE, e - _TOOLS_CLOSE)
+        inner_end = e - _TOOLS_CLOSE if closed else e
         limit = self.opts.max_block_chars
         if inner_end - b > limit:
             cut = b + limit

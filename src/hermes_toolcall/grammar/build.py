@@ -23,6 +23,7 @@ from ..model import (
     Turn,
 )
 from ..options import ParseOptions
+from ..tags import CALL_CLOSE, CLOSE, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE
 from .blocks import BlockReader, Body, Segment
 from .parser import Variant, tokens
 
@@ -35,12 +36,14 @@ _LINKS = {"A_LINK": "A_HEAD", "U_LINK": "U_HEAD", "S_LINK": "S_HEAD", "O_LINK": 
 _CONTROL = _HEADS | {"IM_END"} | set(_LINKS)
 _KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
 _STRAY = {
-    "STRAY_CALL": "</tool_call>",
-    "STRAY_THINK": "</think>",
-    "STRAY_SCRATCH": "</scratch_pad>",
-    "STRAY_RESP": "</tool_response>",
-    "STRAY_TOOLS": "</tools>",
+    "STRAY_CALL": CALL_CLOSE,
+    "STRAY_THINK": CLOSE["think"],
+    "STRAY_SCRATCH": CLOSE["scratch_pad"],
+    "STRAY_RESP": RESP_CLOSE,
+    "STRAY_TOOLS": TOOLS_CLOSE,
 }
+_HEAD = len(IM_START)  # a header token starts with <|im_start|>, a *_LINK or IM_END token with <|im_end|>
+_END = len(IM_END)
 _SEG_KIND: dict[str, ReasoningKind] = {
     "THINK_OPEN": "think",
     "THINK_TEXT": "think",
@@ -139,7 +142,7 @@ class _Builder(BlockReader):
             elif typ == "FAB":
                 if self.variant.stop_at_fabricated:
                     self.flush_text(body)
-                    self.diag("HT122", message("HT122:stop"), s, s + 15)
+                    self.diag("HT122", message("HT122:stop"), s, s + len(RESP_OPEN))
                     self.diag("HT123", message("HT123"), s, len(self.src))
                     self.stopped_at = self.reach = s
                     return
@@ -221,7 +224,7 @@ class _Builder(BlockReader):
             self.pos = pos
             if typ == "STRAY_RESP":
                 self.add_text(body, s, e)
-                self.diag("HT121", message("HT121", tag="</tool_response>"), s, e)
+                self.diag("HT121", message("HT121", tag=RESP_CLOSE), s, e)
             else:
                 if body.text_start >= 0:
                     self.flush_text(body)
@@ -241,7 +244,7 @@ class _Builder(BlockReader):
                 self.add_text(body, s, e)
             elif typ == "STRAY_TOOLS":
                 self.add_text(body, s, e)
-                self.diag("HT121", message("HT121", tag="</tools>"), s, e)
+                self.diag("HT121", message("HT121", tag=TOOLS_CLOSE), s, e)
             else:
                 self.flush_text(body)
                 cut = self.tools_block(body, s, e)
@@ -263,10 +266,10 @@ class _Builder(BlockReader):
         body = Body()
         header = self.span(s, e)  # before the body: spans are asked in document order
         if typ == "HEAD_UNTERM":
-            role = src[s + 12 : e]
+            role = src[s + _HEAD : e]
             self.diag("HT003", message("HT003"), s, e)
         else:
-            role = src[s + 12 : e - 1]
+            role = src[s + _HEAD : e - 1]
             if typ == "A_HEAD":
                 self.assistant_body(body)
             elif typ == "U_HEAD":
@@ -275,7 +278,7 @@ class _Builder(BlockReader):
                 self.system_body(body)
             else:
                 if role not in _KNOWN_ROLES:
-                    self.diag("HT004", message("HT004", role=role), s + 12, e - 1)
+                    self.diag("HT004", message("HT004", role=role), s + _HEAD, e - 1)
                 self.other_body(body)
         last = self.reach
         end: Span | None = None
@@ -287,11 +290,11 @@ class _Builder(BlockReader):
             end = self.span(nxt[1], nxt[2])
             last = nxt[2]
         elif nxt is not None and nxt[0] in _LINKS:  # read by the caller: it opens the next turn
-            last = nxt[1] + 10
+            last = nxt[1] + _END
             end = self.span(nxt[1], last)
         elif typ != "HEAD_UNTERM":
             if nxt is not None:
-                self.diag("HT001", message("HT001"), nxt[1], nxt[1] + 12)
+                self.diag("HT001", message("HT001"), nxt[1], nxt[1] + _HEAD)
             elif last > e:
                 n = len(src)
                 self.diag("HT002", message("HT002"), n, n)
@@ -316,8 +319,8 @@ def build_transcript(text: str, options: ParseOptions) -> Transcript:
         b.pos += 1
         b.reach = e
         if typ in _LINKS:  # the previous turn took `<|im_end|>`; here: the gap, then the next turn
-            head = text.rfind("<|im_start|>", s, e)
-            b.gap(gaps, s + 10, head)
+            head = text.rfind(IM_START, s, e)
+            b.gap(gaps, s + _END, head)
             turns.append(b.turn(_LINKS[typ], head, e))
         elif typ == "GAP":
             b.gap(gaps, s, e)
@@ -366,7 +369,7 @@ def build_completion(text: str, options: ParseOptions) -> Completion:
         p = tok[1]
         n = len(text)
         end = b.span(p, n)
-        if tok[0] != "IM_END" or text[p + 10 :].strip(_WS):
+        if tok[0] != "IM_END" or text[p + _END :].strip(_WS):
             b.diag("HT006", message("HT006"), p, n)
     return Completion(
         parts=tuple(body.parts), diagnostics=b.sorted_diagnostics(), source=text, end=end, stopped_at=b.stopped_at

@@ -1,9 +1,10 @@
-"""A tree-less runner of the LALR table and contextual lexer that Lark compiles from ``hermes.lark``.
+"""A tree-less runner of ``grammar/tables.py``: the LALR table and contextual lexer of ``hermes.lark``.
 
-Lark compiles the grammar: the LALR(1) parse table, and for every parser state the terminals the
-contextual lexer may try there, in Lark's priority order. Lark's own parser then builds a parse
-tree, calling a Python callback per reduction; the grammar engine only needs the tokens in document
-order, so this module runs the same table without the tree:
+Lark compiles the grammar; ``grammar/tablegen.py`` writes what it compiled into ``tables.py`` (the
+LALR(1) parse table, and for every parser state and option variant the terminals the contextual
+lexer tries there, in Lark's priority order). This module runs those tables; it needs nothing of
+Lark at run time. Lark's own parser builds a parse tree, calling a Python callback per reduction;
+the grammar engine only needs the tokens in document order, so the tables run without the tree:
 
 * per parser state, the alternation of the state's terminals in Lark's order (the contextual
   lexer's leftmost-alternative match, the same as Lark's scanner), compiled twice: whole, for a
@@ -21,9 +22,10 @@ option variant and start rule. ``parser.parse_tree`` keeps Lark's own parser for
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from functools import cache
 
-from lark import Lark
+from . import tables
 
 __all__ = ["Driver", "DriverError"]
 
@@ -31,57 +33,33 @@ Tok = tuple[str, int, int]
 
 
 class DriverError(Exception):
-    """The table rejected the input, or Lark's compiled lexer uses a feature this runner lacks."""
+    """The table rejected the input (the grammar is total: a bug)."""
+
+
+@cache
+def _lexer(index: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """``tables.LEXERS[index]`` compiled: whole, and without the terminals that start with ``<``."""
+    groups = [(f"(?P<{name}>{tables.PATTERNS[p]})", tables.PATTERNS[p]) for name, p in tables.LEXERS[index]]
+    others = [group for group, regexp in groups if not regexp.startswith("<")] or ["(?!)"]
+    return re.compile("|".join(group for group, _ in groups)), re.compile("|".join(others))
 
 
 class Driver:
-    """Runs one compiled grammar (one option variant) over texts, returning their tokens.
+    """Runs the compiled grammar with one option variant's lexers over texts, returning their tokens.
 
-    >>> from hermes_toolcall.grammar.parser import Variant, lark_parser
-    >>> Driver(lark_parser(Variant())).tokens("hi<|im_end|>", "completion")
+    Args:
+        lexers: the lexer of each parser state (a value of ``tables.VARIANT_LEXERS``).
+
+    >>> Driver(tables.VARIANT_LEXERS[(("think", "scratch_pad"), False, False)]).tokens("hi<|im_end|>", "completion")
     [('A_TEXT', 0, 2), ('IM_END', 2, 12)]
     """
 
-    __slots__ = (
-        "_actions",
-        "_end_states",
-        "_ids",
-        "_lexer_of",
-        "_next",
-        "_patterns",
-        "_stacks",
-        "_start_states",
-        "_text_patterns",
-    )
+    __slots__ = ("_ids", "_lexer_of", "_next", "_patterns", "_stacks", "_text_patterns")
 
-    def __init__(self, lark: Lark) -> None:
-        frontend: Any = lark.parser
-        table: Any = frontend.parser.parser.parse_table
-        lexer: Any = frontend.lexer
-        if not hasattr(lexer, "lexers"):
-            raise DriverError("the Lark instance has no contextual lexer")
-        self._actions: dict[int, dict[str, tuple[bool, Any]]] = {
-            state: {term: (action.name == "Shift", arg) for term, (action, arg) in actions.items()}
-            for state, actions in table.states.items()
-        }
-        self._start_states: dict[str, int] = dict(table.start_states)
-        self._end_states: dict[str, int] = dict(table.end_states)
-        compiled: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
-        self._lexer_of: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
-        for state, basic in lexer.lexers.items():
-            key = id(basic)
-            if key not in compiled:
-                basic.scanner  # noqa: B018 - builds Lark's scanner, which sets `callback`
-                if basic.callback:
-                    raise DriverError(f"terminal callbacks are not supported: {sorted(basic.callback)}")
-                regexps = [(t.name, t.pattern.to_regexp()) for t in basic.terminals]
-                groups = [(f"(?P<{name}>{regexp})", regexp) for name, regexp in regexps]
-                others = [group for group, regexp in groups if not regexp.startswith("<")] or ["(?!)"]
-                compiled[key] = (
-                    re.compile("|".join(group for group, _ in groups), basic.g_regex_flags),
-                    re.compile("|".join(others), basic.g_regex_flags),
-                )
-            self._lexer_of[state] = compiled[key]
+    def __init__(self, lexers: Sequence[int]) -> None:
+        if len(lexers) != len(tables.STATES):
+            raise DriverError(f"{len(lexers)} lexers for {len(tables.STATES)} parser states")
+        self._lexer_of: list[tuple[re.Pattern[str], re.Pattern[str]]] = [_lexer(k) for k in lexers]
         # interned stacks: id -> stack, stack -> id, id -> {terminal: next id}, id -> lexer pattern
         self._stacks: list[tuple[int, ...]] = []
         self._ids: dict[tuple[int, ...], int] = {}
@@ -106,22 +84,21 @@ class Driver:
         For the end marker (``end_state`` given) the result is the accepting stack's id.
         """
         stack = list(self._stacks[sid])
-        actions = self._actions
+        states = tables.STATES
         while True:
-            act = actions[stack[-1]].get(term)
+            act = states[stack[-1]].get(term)
             if act is None:
                 return -1
-            shift, arg = act
-            if shift:
-                stack.append(arg)
+            if act >= 0:  # shift
+                stack.append(act)
                 break
-            size = len(arg.expansion)
+            origin, size = tables.RULES[~act]  # reduce, then goto
             if size:
                 del stack[-size:]
-            goto = actions[stack[-1]].get(arg.origin.name)
-            if goto is None or not goto[0]:  # pragma: no cover - a compiled table is consistent
+            goto = states[stack[-1]].get(origin)
+            if goto is None or goto < 0:  # pragma: no cover - a compiled table is consistent
                 return -1
-            stack.append(goto[1])
+            stack.append(goto)
             if end_state is not None and stack[-1] == end_state:
                 break
         nxt = self._intern(tuple(stack))
@@ -134,7 +111,7 @@ class Driver:
         Raises:
             DriverError: the text is not in the language (the grammar is total: a bug).
         """
-        sid = self._intern((self._start_states[start],))
+        sid = self._intern((tables.START_STATES[start],))
         nexts = self._next
         patterns = self._patterns
         text_patterns = self._text_patterns
@@ -157,6 +134,6 @@ class Driver:
                     raise DriverError(f"unexpected {term} at offset {pos + offset} ({start})")
             sid = nxt
             pos = end
-        if "$END" not in nexts[sid] and self._step(sid, "$END", self._end_states[start]) < 0:
+        if "$END" not in nexts[sid] and self._step(sid, "$END", tables.END_STATES[start]) < 0:
             raise DriverError(f"unexpected end of input ({start})")
         return out

@@ -1,26 +1,42 @@
-"""The Lark LALR parser of ``hermes.lark``: one cached parser per option variant, tokens out.
+"""The grammar ``hermes.lark`` and its option variants: tokens out (the driver), or Lark's parse tree.
 
 The grammar file is read once at import. The options that change lexing (reasoning kinds of the
 profile, ``calls_in_reasoning``, ``stop_at_fabricated_response``) change a few terminal patterns
-through Lark's ``edit_terminals`` hook; the rules never change. Each variant's parser is built
-once and cached. Lark compiles the grammar; ``tokens`` runs the compiled table with
-``grammar/driver.py`` (no tree), and ``parse_tree`` runs Lark's own parser.
+through Lark's ``edit_terminals`` hook, as the grammar's comments say; the rules never change.
+``tokens`` runs the tables Lark compiled (``grammar/tables.py``, written by ``grammar/tablegen.py``)
+with ``grammar/driver.py``: no tree, and no Lark at run time. ``parse_tree`` runs Lark's own parser
+of the same variant (built once and cached), the reference the driver is tested against.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
-
-from lark import Lark, Token, Tree
-from lark.exceptions import LarkError
+from typing import TYPE_CHECKING, Any
 
 from ..errors import HermesError
+from ..tags import REASONING_KINDS
+from . import tables
 from .driver import Driver, DriverError
 
-__all__ = ["GRAMMAR", "START_RULES", "GrammarBug", "Variant", "lark_parser", "parse_tree", "tokens", "tree_tokens"]
+if TYPE_CHECKING:  # Lark is imported only where its own parser runs (parse_tree, tablegen)
+    from lark import Lark, Token, Tree
+
+__all__ = [
+    "FAB_STOP",
+    "GRAMMAR",
+    "START_RULES",
+    "GrammarBug",
+    "Variant",
+    "a_text_pattern",
+    "driver",
+    "lark_parser",
+    "parse_tree",
+    "tokens",
+    "tree_tokens",
+]
 
 GRAMMAR: str = resources.files(__package__).joinpath("hermes.lark").read_text(encoding="utf-8")
 
@@ -59,20 +75,42 @@ class Variant:
     calls_in_reasoning: bool = False
     stop_at_fabricated: bool = False
 
+    @property
+    def key(self) -> tuple[tuple[str, ...], bool, bool]:
+        """The variant's key in ``tables.VARIANT_LEXERS`` (reasoning kinds once each, canonical order).
+
+        >>> Variant(kinds=("scratch_pad", "think")).key
+        (('think', 'scratch_pad'), False, False)
+        """
+        kinds = tuple(k for k in REASONING_KINDS if k in self.kinds)
+        return (kinds, self.calls_in_reasoning, self.stop_at_fabricated)
+
 
 def _never(name: str) -> str:
     """A one-character pattern that never matches (unique per terminal, so Lark keeps them apart)."""
     return f"(?!~)~{name}"
 
 
+# the FAB pattern under stop_at_fabricated_response (hermes.lark's comment at FAB quotes it)
+FAB_STOP = r"<tool_response>[\s\S]*"
+
+
 def a_text_pattern(kinds: tuple[str, ...]) -> str:
-    """The A_TEXT pattern: text up to a marker of the assistant context with these reasoning kinds."""
-    tags = "|".join(("tool_call", *(k for k in ("think", "scratch_pad") if k in kinds), "tool_response"))
+    """The A_TEXT pattern: text up to a marker of the assistant context with these reasoning kinds.
+
+    With every kind it is hermes.lark's A_TEXT (tests/test_grammar.py); a variant without a kind
+    uses it in place of the grammar's, as the grammar's comment at A_TEXT says.
+
+    >>> a_text_pattern(()) == a_text_pattern(("think", "scratch_pad"))
+    False
+    """
+    tags = "|".join(("tool_call", *(k for k in REASONING_KINDS if k in kinds), "tool_response"))
     return rf"(?:[^<]+|<(?!\/?(?:{tags})>|{_CTRL}))+"
 
 
 def _edit(variant: Variant) -> Any:
     disabled: set[str] = set()
+    all_kinds = set(REASONING_KINDS) <= set(variant.kinds)
     for kind, names in _KIND_TERMINALS.items():
         if kind not in variant.kinds:
             disabled.update(names)
@@ -86,10 +124,10 @@ def _edit(variant: Variant) -> Any:
     def edit(term: Any) -> None:
         if term.name in disabled:
             term.pattern = _regexp(_never(term.name))
-        elif term.name == "A_TEXT":
+        elif term.name == "A_TEXT" and not all_kinds:
             term.pattern = _regexp(a_text_pattern(variant.kinds))
         elif term.name == "FAB" and variant.stop_at_fabricated:
-            term.pattern = _regexp(r"<tool_response>[\s\S]*")
+            term.pattern = _regexp(FAB_STOP)
 
     return edit
 
@@ -107,6 +145,8 @@ def lark_parser(variant: Variant) -> Lark:
     >>> lark_parser(Variant()).options.parser
     'lalr'
     """
+    from lark import Lark
+
     return Lark(
         GRAMMAR,
         parser="lalr",
@@ -117,9 +157,27 @@ def lark_parser(variant: Variant) -> Lark:
     )
 
 
+@lru_cache(maxsize=1)
+def _check_tables() -> None:
+    if tables.GRAMMAR_SHA256 != hashlib.sha256(GRAMMAR.encode("utf-8")).hexdigest():
+        raise GrammarBug("grammar/tables.py was generated from another hermes.lark: run scripts/gen_grammar_tables.py")
+
+
 @lru_cache(maxsize=16)
-def _driver(variant: Variant) -> Driver:
-    return Driver(lark_parser(variant))
+def driver(variant: Variant) -> Driver:
+    """The driver of one option variant (cached): the compiled tables, run without Lark.
+
+    Raises:
+        GrammarBug: ``grammar/tables.py`` is stale (generated from another ``hermes.lark``).
+
+    >>> driver(Variant()) is driver(Variant(kinds=("scratch_pad", "think")))
+    True
+    """
+    _check_tables()
+    key = variant.key
+    if key != (variant.kinds, variant.calls_in_reasoning, variant.stop_at_fabricated):
+        return driver(Variant(kinds=key[0], calls_in_reasoning=key[1], stop_at_fabricated=key[2]))
+    return Driver(tables.VARIANT_LEXERS[key])
 
 
 def parse_tree(text: str, start: str, variant: Variant) -> Tree[Token]:
@@ -131,6 +189,8 @@ def parse_tree(text: str, start: str, variant: Variant) -> Tree[Token]:
     >>> parse_tree("hi", "completion", Variant()).data == "completion"
     True
     """
+    from lark.exceptions import LarkError
+
     try:
         return lark_parser(variant).parse(text, start=start)
     except LarkError as exc:  # pragma: no cover - the grammar is total
@@ -150,7 +210,7 @@ def tokens(text: str, start: str, variant: Variant, offset: int = 0) -> list[tup
     [('A_TEXT', 0, 1), ('STRAY_THINK', 1, 9)]
     """
     try:
-        return _driver(variant).tokens(text, start, offset)
+        return driver(variant).tokens(text, start, offset)
     except DriverError as exc:  # pragma: no cover - the grammar is total
         raise GrammarBug(f"grammar rejected the input: {exc}") from exc
 
@@ -161,6 +221,8 @@ def tree_tokens(text: str, start: str, variant: Variant, offset: int = 0) -> lis
     >>> tree_tokens("a</think>", "completion", Variant()) == tokens("a</think>", "completion", Variant())
     True
     """
+    from lark import Tree
+
     out: list[tuple[str, int, int]] = []
     stack: list[Any] = [iter(parse_tree(text, start, variant).children)]
     append = out.append

@@ -1,0 +1,99 @@
+"""The format's vocabulary: every tag literal, its length, and which tags end a text run in which context.
+
+One module holds the literals (docs/parsing.md §1, §3.6), so that no engine counts characters by
+hand: ``len(CALL_OPEN)``, not ``11``. The per-context sets say which markers end a text run in each
+body context; ``hermes.lark``'s text terminals stop at exactly these (checked by
+``tests/test_tags.py``).
+
+>>> len(IM_START), len(CALL_OPEN), CLOSE["think"]
+(12, 11, '</think>')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .model import ReasoningKind
+
+__all__ = [
+    "CALL_CLOSE",
+    "CALL_OPEN",
+    "CLOSE",
+    "CONTROL",
+    "IM_END",
+    "IM_START",
+    "OPEN",
+    "REASONING_KINDS",
+    "RESP_CLOSE",
+    "RESP_OPEN",
+    "TOOLS_CLOSE",
+    "TOOLS_OPEN",
+    "assistant_markers",
+    "canonical_kinds",
+    "catalogue_markers",
+    "gap_markers",
+    "other_markers",
+    "reasoning_markers",
+    "result_markers",
+]
+
+# control tokens (the ChatML envelope)
+IM_START = "<|im_start|>"
+IM_END = "<|im_end|>"
+CONTROL: tuple[str, ...] = (IM_START, IM_END)
+
+# blocks
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
+RESP_OPEN, RESP_CLOSE = "<tool_response>", "</tool_response>"
+TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
+
+# reasoning, per kind, in the canonical order of the kinds
+REASONING_KINDS: tuple[ReasoningKind, ...] = ("think", "scratch_pad")
+OPEN: dict[ReasoningKind, str] = {"think": "<think>", "scratch_pad": "<scratch_pad>"}
+CLOSE: dict[ReasoningKind, str] = {"think": "</think>", "scratch_pad": "</scratch_pad>"}
+
+
+def canonical_kinds(kinds: Iterable[ReasoningKind]) -> tuple[ReasoningKind, ...]:
+    """The reasoning kinds among ``kinds``, once each, in the canonical order.
+
+    >>> canonical_kinds(["scratch_pad", "think", "think"])
+    ('think', 'scratch_pad')
+    """
+    wanted = set(kinds)
+    return tuple(k for k in REASONING_KINDS if k in wanted)
+
+
+def gap_markers() -> tuple[str, ...]:
+    """Markers that end text outside any turn: only a header opens a turn (§3.1)."""
+    return (IM_START,)
+
+
+def assistant_markers(kinds: Iterable[ReasoningKind]) -> tuple[str, ...]:
+    """Markers that end a text run of an assistant body, with these reasoning kinds enabled.
+
+    >>> assistant_markers(["think"])[2:]
+    ('<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>', '<think>', '</think>')
+    """
+    ks = canonical_kinds(kinds)
+    reasoning = tuple(t for k in ks for t in (OPEN[k], CLOSE[k]))
+    return (*CONTROL, CALL_OPEN, CALL_CLOSE, RESP_OPEN, RESP_CLOSE, *reasoning)
+
+
+def reasoning_markers(kind: ReasoningKind) -> tuple[str, ...]:
+    """Markers that end a text run inside reasoning of ``kind`` split by calls (calls_in_reasoning)."""
+    return (*CONTROL, CLOSE[kind], CALL_OPEN)
+
+
+def result_markers() -> tuple[str, ...]:
+    """Markers that end a text run of a user or tool body."""
+    return (*CONTROL, RESP_OPEN, RESP_CLOSE)
+
+
+def catalogue_markers() -> tuple[str, ...]:
+    """Markers that end a text run of a system or developer body."""
+    return (*CONTROL, TOOLS_OPEN, TOOLS_CLOSE)
+
+
+def other_markers() -> tuple[str, ...]:
+    """Markers that end the body of a turn of an unknown role: control tokens only."""
+    return CONTROL

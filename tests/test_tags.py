@@ -1,0 +1,119 @@
+"""tags.py is the one vocabulary: hermes.lark's literals are its tags, and its text terminals stop at its sets."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hermes_toolcall import tags
+from hermes_toolcall.grammar import Variant
+from hermes_toolcall.grammar.parser import lark_parser
+from hermes_toolcall.model import ReasoningKind
+
+ALL_TAGS = (
+    *tags.CONTROL,
+    tags.CALL_OPEN,
+    tags.CALL_CLOSE,
+    tags.RESP_OPEN,
+    tags.RESP_CLOSE,
+    tags.TOOLS_OPEN,
+    tags.TOOLS_CLOSE,
+    *tags.OPEN.values(),
+    *tags.CLOSE.values(),
+)
+KIND_SETS: tuple[tuple[ReasoningKind, ...], ...] = (("think", "scratch_pad"), ("think",), ("scratch_pad",), ())
+
+
+DEFAULT = Variant()
+
+
+def _regexp(name: str, variant: Variant = DEFAULT) -> str:
+    return str(lark_parser(variant).get_terminal(name).pattern.to_regexp())
+
+
+def _text_terminals() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(label, regexp, the markers that must end its run) for every text terminal of the grammar."""
+    cir = Variant(calls_in_reasoning=True)
+    out = [
+        ("GAP", _regexp("GAP"), tags.gap_markers()),
+        ("THINK_TEXT", _regexp("THINK_TEXT", cir), tags.reasoning_markers("think")),
+        ("SCRATCH_TEXT", _regexp("SCRATCH_TEXT", cir), tags.reasoning_markers("scratch_pad")),
+        ("U_TEXT", _regexp("U_TEXT"), tags.result_markers()),
+        ("S_TEXT", _regexp("S_TEXT"), tags.catalogue_markers()),
+        ("O_TEXT", _regexp("O_TEXT"), tags.other_markers()),
+    ]
+    for kinds in KIND_SETS:
+        out.append((f"A_TEXT{kinds}", _regexp("A_TEXT", Variant(kinds=kinds)), tags.assistant_markers(kinds)))
+    return out
+
+
+TEXT_TERMINALS = _text_terminals()
+
+
+@pytest.mark.parametrize(
+    ("terminal", "literal"),
+    [
+        ("IM_END", tags.IM_END),
+        ("STRAY_CALL", tags.CALL_CLOSE),
+        ("STRAY_RESP", tags.RESP_CLOSE),
+        ("FAB", tags.RESP_OPEN),
+        ("STRAY_TOOLS", tags.TOOLS_CLOSE),
+        ("STRAY_THINK", tags.CLOSE["think"]),
+        ("STRAY_SCRATCH", tags.CLOSE["scratch_pad"]),
+        ("THINK_OPEN", tags.OPEN["think"]),
+        ("THINK_CLOSE", tags.CLOSE["think"]),
+        ("SCRATCH_OPEN", tags.OPEN["scratch_pad"]),
+        ("SCRATCH_CLOSE", tags.CLOSE["scratch_pad"]),
+    ],
+)
+def test_the_grammars_literal_terminals_are_the_tags(terminal: str, literal: str) -> None:
+    assert lark_parser(Variant(calls_in_reasoning=True)).get_terminal(terminal).pattern.value == literal
+
+
+@pytest.mark.parametrize(
+    ("terminal", "text"),
+    [
+        ("A_HEAD", tags.IM_START + "assistant\n"),
+        ("U_HEAD", tags.IM_START + "tool\n"),
+        ("S_HEAD", tags.IM_START + "system\n"),
+        ("O_HEAD", tags.IM_START + "x\n"),
+        ("A_LINK", tags.IM_END + "\n" + tags.IM_START + "assistant\n"),
+        ("CALL_DONE", tags.CALL_OPEN + "{}" + tags.CALL_CLOSE),
+        ("RESP_DONE", tags.RESP_OPEN + "{}" + tags.RESP_CLOSE),
+        ("TOOLS_BLOCK", tags.TOOLS_OPEN + "[]" + tags.TOOLS_CLOSE),
+        ("THINK_BLOCK", tags.OPEN["think"] + "a" + tags.CLOSE["think"]),
+        ("SCRATCH_BLOCK", tags.OPEN["scratch_pad"] + "a" + tags.CLOSE["scratch_pad"]),
+    ],
+)
+def test_the_grammars_block_and_header_terminals_are_spelled_with_the_tags(terminal: str, text: str) -> None:
+    assert re.fullmatch(_regexp(terminal), text)
+
+
+@pytest.mark.parametrize(("label", "regexp", "markers"), TEXT_TERMINALS, ids=[t[0] for t in TEXT_TERMINALS])
+def test_each_text_terminal_stops_at_exactly_its_contexts_markers(label: str, regexp: str, markers: tuple[str]) -> None:
+    for tag in ALL_TAGS:
+        m = re.match(regexp, "x" + tag + "y")
+        assert m is not None
+        assert m.end() == (1 if tag in markers else len(tag) + 2), (label, tag)
+
+
+_PIECES = st.sampled_from([*ALL_TAGS, "<", "x", "\n", "<tool", "|", "/", "<|im_", "think>", "</"])
+
+
+@given(text=st.lists(_PIECES, max_size=12).map("".join), which=st.sampled_from(TEXT_TERMINALS))
+def test_a_text_run_ends_at_the_first_marker_of_its_context(text: str, which: tuple[str, str, tuple[str]]) -> None:
+    _, regexp, markers = which
+    first = min((i for i in range(len(text)) if text.startswith(markers, i)), default=len(text))
+    m = re.match(regexp, text)
+    if first == 0:
+        assert m is None
+    else:
+        assert m is not None and m.end() == first
+
+
+def test_canonical_kinds_and_lengths() -> None:
+    assert tags.canonical_kinds(["scratch_pad", "think"]) == tags.REASONING_KINDS
+    assert [len(t) for t in (tags.IM_START, tags.IM_END, tags.CALL_OPEN, tags.RESP_OPEN)] == [12, 10, 11, 15]
