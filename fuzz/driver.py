@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from targets import check, check_bytes
+from targets import FUZZ_TOOLS, check, check_bytes
 
 from hermes_toolcall.conformance.generate import random_text
 
@@ -37,6 +37,10 @@ def run_random(count: int, seed: int) -> int:
         text = random_text(rng)
         level = "transcript" if k % 3 == 2 else "completion"
         options: dict[str, object] = {"calls_in_reasoning": k % 4 == 1, "stop_at_fabricated_response": k % 5 == 3}
+        if level == "completion" and k % 7 == 4:
+            options["starts_in_reasoning"] = True
+        if k % 6 == 5:
+            options.update(tools=FUZZ_TOOLS, undeclared=("keep", "text", "drop")[k % 3], coerce_arguments=k % 4 == 3)
         try:
             check(text, level=level, options=options, chunk_size=1 + k % 5)
         except AssertionError as exc:

@@ -120,6 +120,23 @@ def test_reasoning_start_event_comes_first_and_once() -> None:
     assert q.close()[0] == ReasoningStart(kind="think", opened=False)  # no feed at all
 
 
+@pytest.mark.parametrize("calls_in_reasoning", [False, True])
+def test_a_completion_that_repeats_the_opener_is_read_as_written(calls_in_reasoning: bool) -> None:
+    text = "<think>\nI'm\nthinking\n</think>\n\nHello"
+    for chunks in (["<", "th", "ink", ">\nI'm"], ["<think", ">"], ["<thi"]):
+        chunks = [*chunks, text[len("".join(chunks)) :]]
+        result = assert_engines_agree(text, dialect="qwq", chunkings=[chunks], calls_in_reasoning=calls_in_reasoning)
+        assert result is not None and result.parts[0] == Reasoning(
+            kind="think", text="\nI'm\nthinking\n", span=result.parts[0].span, opened=True, closed=True
+        )
+        assert result.to_openai()["reasoning_content"] == "I'm\nthinking"
+        assert_openai_matches(text, chunks, dialect="qwq", calls_in_reasoning=calls_in_reasoning)
+    # anything else at offset 0 is the reasoning's text, also a prefix of the opener
+    for text in ("<th", "<thinking>x</think>y", " <think>x</think>y"):
+        result = assert_engines_agree(text, dialect="qwq")
+        assert result is not None and not result.parts[0].opened  # type: ignore[union-attr]
+
+
 def test_empty_and_control_only_completions() -> None:
     for text in ("", "<|im_end|>", "<|im_end|>\nmore"):
         result = assert_engines_agree(text, dialect="qwq")
@@ -149,6 +166,8 @@ def _shifted_codes(c: Completion, by: int) -> list[tuple[str, int, int]]:
 @example("<think>x</think>y", False)
 def test_starting_in_reasoning_reads_as_if_the_opener_were_written(text: str, calls_in_reasoning: bool) -> None:
     """parse(t, starts_in_reasoning=True) has the message of parse("<think>" + t): the opener is in the prompt."""
+    if text.startswith("<think>"):  # the completion repeats the opener: read as written (tested below)
+        text = text[len("<think>") :]
     inside = parse_completion(text, dialect="qwq", ids=sequential_ids(), calls_in_reasoning=calls_in_reasoning)
     written = parse_completion(
         "<think>" + text,

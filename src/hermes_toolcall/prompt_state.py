@@ -99,6 +99,11 @@ def generation_prompt_state(
     return GenerationPromptState(prompt=prompt, reasoning=_open_kind(prompt, profile))
 
 
+# (generation prompt, reasoning kinds) -> the kind that prompt leaves open: read once per profile shape (a
+# parse per call would cost more than parsing a short completion)
+_DEFAULT_KINDS: dict[tuple[str, tuple[ReasoningKind, ...]], ReasoningKind | None] = {}
+
+
 def start_reasoning_kind(profile: DialectProfile, starts_in_reasoning: bool | None) -> ReasoningKind | None:
     """The reasoning kind a completion starts in (None: outside), for the option value given.
 
@@ -115,7 +120,11 @@ def start_reasoning_kind(profile: DialectProfile, starts_in_reasoning: bool | No
         return None
     if starts_in_reasoning is not None and starts_in_reasoning is not True:
         raise UsageError(f"starts_in_reasoning must be True, False or None, got {starts_in_reasoning!r}")
-    kind = _open_kind(profile.generation_prompt, profile) if profile.reasoning_kinds else None
+    key = (profile.generation_prompt, profile.reasoning_kinds)  # all the answer depends on; cheap to hash
+    if key in _DEFAULT_KINDS:
+        kind = _DEFAULT_KINDS[key]
+    else:
+        kind = _DEFAULT_KINDS[key] = _open_kind(profile.generation_prompt, profile) if profile.reasoning_kinds else None
     if starts_in_reasoning is None or kind is not None:
         return kind
     if not profile.reasoning_kinds:

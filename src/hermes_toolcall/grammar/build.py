@@ -358,7 +358,7 @@ def build_completion(text: str, options: ParseOptions) -> Completion:
     b = _Builder(text, options, "c")
     body = Body()
     kind = options.reasoning_at_start
-    if kind is None:
+    if kind is None or text.startswith(f"<{kind}>"):  # a completion that repeats the opener: read as written
         b.load("completion", 0)
     else:
         _open_reasoning(b, body, kind)

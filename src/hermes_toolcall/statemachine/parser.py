@@ -72,6 +72,8 @@ class StreamParser(TextScan):
 
     _opening: list[Event]  # events of the start state, returned by the first feed() or close()
     _gate: bool  # closed, or opening events pending: the one check feed() makes before its fast paths
+    _head: str  # the first characters, held while they may be the repeated opener of the block
+    _opener: str  # that opener (starts_in_reasoning), else ""
 
     def __init__(
         self,
@@ -118,14 +120,17 @@ class StreamParser(TextScan):
         #: the events of ``close()`` (also when it raised ``StreamError`` in strict mode)
         self.closing_events: list[Event] = []
         kind = None if self._transcript else opts.reasoning_at_start
+        self._head = ""
         if kind is None:
             self._set_state(State.GAP if self._transcript else State.ASSISTANT)
             self._opening = []
+            self._opener = ""
         else:  # the prompt opened the block: start in it, with a segment that has no opener
             self._r_kind = kind
             self._set_state(State.REASONING)
             self._opening = self._events = []
             self._start_segment(kind, 0, opened=False)
+            self._opener = f"<{kind}>"
         self._gate = bool(self._opening)  # feed() has more to do than usual: closed, or opening events
 
     # ------------------------------------------------------------------ public API
@@ -139,10 +144,11 @@ class StreamParser(TextScan):
         if self._gate:
             if self._closed:
                 raise StreamError("feed() after close()")
-            if not chunk:
+            head = self._head + chunk
+            if len(head) < len(self._opener) and self._opener.startswith(head):
+                self._head = head  # may still become the block's opener, repeated by the completion
                 return []
-            opening, self._opening, self._gate = self._opening, [], False
-            return opening + self.feed(chunk)
+            return self._start(head)
         if not chunk:
             return []
         total = self._total
@@ -245,8 +251,7 @@ class StreamParser(TextScan):
         """
         if self._closed:
             raise StreamError("close() called twice")
-        events: list[Event] = self._opening
-        self._opening = []
+        events: list[Event] = self._start(self._head) if self._gate else []
         self._events = events
         data = "".join(self._defer) + self._pending
         self._defer = []
@@ -261,6 +266,18 @@ class StreamParser(TextScan):
             if errors:
                 raise StreamError("strict streaming found errors", sorted(errors, key=_start))
         return events
+
+    def _start(self, head: str) -> list[Event]:
+        """The first input of a completion that starts inside reasoning: the opening events, then ``head``.
+
+        A completion that begins with the block's own opener (the model or the server repeated it)
+        is read as written, from ``assistant`` (as the grammar engine does).
+        """
+        opening, self._opening, self._gate, self._head = self._opening, [], False, ""
+        if head.startswith(self._opener):
+            self._set_state(State.ASSISTANT)
+            return self.feed(head)
+        return opening + self.feed(head) if head else opening
 
     def result(self) -> Completion | Transcript:
         """The folded result: the same value ``parse_completion`` / ``parse_transcript`` give.

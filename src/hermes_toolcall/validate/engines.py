@@ -14,9 +14,13 @@ _IDS = sequential_ids()  # the validator never shows call ids of parsed text: ch
 
 
 def parse_completion(text: str, *, dialect: str) -> Completion:
-    """``hermes_toolcall.parse.parse_completion`` in lenient mode (sequential ids)."""
+    """``hermes_toolcall.parse.parse_completion`` in lenient mode (sequential ids).
+
+    A stored assistant message is a whole body: it starts outside reasoning whatever the dialect's
+    generation prompt does (``starts_in_reasoning=False``).
+    """
     module = importlib.import_module("hermes_toolcall.parse")
-    result: Completion = module.parse_completion(text, dialect=dialect, ids=_IDS)
+    result: Completion = module.parse_completion(text, dialect=dialect, ids=_IDS, starts_in_reasoning=False)
     return result
 
 
