@@ -127,7 +127,7 @@ def test_reasoning_aliases_and_qwen3_last_query() -> None:
     assert "<think>" not in render(longer, dialect="qwen3")
     # a user message that is only tool results is not a query
     folded = [*msgs, {"role": "user", "content": "<tool_response>\nx\n</tool_response>"}]
-    assert "<think>\nt\n</think>" in render(folded, dialect="qwen3")
+    assert "<think>\nt\n</think>" in render(folded, dialect="qwen3", allow_injection=True)
     # QwQ strips reasoning from non-final turns
     qwq = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "<think>r</think>\n\nA"},
            {"role": "user", "content": "q2"}]
