@@ -235,6 +235,8 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
             if i > 0 and msgs[i - 1] and roles[i - 1] != "tool":
                 append("<|im_start|>tool\n")
                 n += 1
+            elif i == 0 or not msgs[i - 1]:
+                ctx.suspect = True  # the template opens no turn for this result: it lands outside any turn
             append(_result(ctx, m, i, len(out)))
             n += 2
             if i != last:
