@@ -17,7 +17,7 @@ from ..jsonio import dumps_compact, dumps_fast, loads
 from ..profiles import DialectProfile
 from .calls import call_json
 from .fastjson import spaced
-from .injection import check_block, check_control_tokens, check_reasoning
+from .injection import check_block, check_control_tokens, check_reasoning, check_text
 from .results import content_text
 from .roundtrip import Recorder, expected_arguments, tool_name, verify
 from .system import render_system_prompt
@@ -137,7 +137,7 @@ def _result(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> str:
         content = content_text(content) if ctx.profile.tools_block == "omp" else jinja_str(content)
     if ctx.guard and ("<" in content or "\\" in content or content.count('"') % 2):
         check_block("\n" + content + "\n", closer="</tool_response>", opener="<tool_response>",
-                    where="tool result", index=index)
+                    where="tool result", index=index, field="content")
     if ctx.rec is not None:
         ctx.rec.items.append((piece, ("result", content), (index, "content")))
     return "<tool_response>\n" + content + "\n</tool_response>"
@@ -156,7 +156,7 @@ _PROMPTS: dict[tuple[DialectProfile, str | None, str], str] = {}
 @lru_cache(maxsize=16)
 def _skeleton(profile: DialectProfile) -> int:
     """How many ``<`` the tools system turn of ``profile`` holds when no tool or system text has one."""
-    return render_system_prompt([_SKELETON], dialect=profile, system="s").count("<")
+    return render_system_prompt([_SKELETON], dialect=profile, system="s", allow_injection=True).count("<")
 
 
 def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str | None) -> str:
@@ -166,21 +166,21 @@ def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str
     if ctx.rec is not None and (tools or profile.tools_block == "hermes"):
         ctx.rec.items.append((-1, ("tools", tuple(tool_name(t) for t in tools or ())), (None, "tools")))
     if not tools:
-        return render_system_prompt(tools, dialect=profile, system=system)
+        return render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
     try:
         key_json = dumps_fast(tools)
     except Exception:  # not JSON-serialisable: render without the cache
         if ctx.guard:
             check_control_tokens((), tools)
-        return render_system_prompt(tools, dialect=profile, system=system)
+        return render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
     if ctx.guard and ("<|im_" in key_json or "</tools>" in key_json):
         check_control_tokens((), tools)  # raises with the tool index and offset
     if "null" in key_json:  # orjson writes NaN/Infinity as null too: the key would be ambiguous
-        return render_system_prompt(tools, dialect=profile, system=system)
+        return render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
     key = (profile, system, key_json)
     prompt = _PROMPTS.get(key)
     if prompt is None:
-        prompt = render_system_prompt(tools, dialect=profile, system=system)
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
         if len(_PROMPTS) >= 64:
             _PROMPTS.clear()
         _PROMPTS[key] = prompt
@@ -419,13 +419,27 @@ def _unwrap(text: str) -> str:
     return "\n".join(segments)
 
 
-def render_thinking(text: str) -> str:
+def render_thinking(text: str, *, allow_injection: bool = False) -> str:
     """omp's ``renderThinking``: ``""`` for empty text, else ``<think>\\n{unwrap(text)}\\n</think>``.
 
-    >>> render_thinking(" <think> a </think>\\n<think>b<think>c</think></think> ")
-    '<think>\\na\\nb<think>c</think>\\n</think>'
+    Unless ``allow_injection``, a control token or a ``</think>`` left inside the block is refused.
+
+    Raises:
+        RenderError: with ``field="reasoning_content"`` and the offset in ``text``.
+
+    >>> render_thinking(" <think> a </think>\\n<think>b</think> ")
+    '<think>\\na\\nb\\n</think>'
+    >>> render_thinking("<think>b<think>c</think></think>", allow_injection=True)  # a closer left inside
+    '<think>\\nb<think>c</think>\\n</think>'
     """
-    return "" if not text else "<think>\n" + _unwrap(text) + "\n</think>"
+    if not text:
+        return ""
+    inner = _unwrap(text)
+    if not allow_injection:
+        check_text(text, where="reasoning_content", index=None)
+        if "</think>" in inner:
+            check_reasoning(text, closer="</think>", index=None)
+    return "<think>\n" + inner + "\n</think>"
 
 
 def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], int]:
@@ -463,7 +477,7 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
             continue
         if role == "assistant":
             thinking = reasoning_of(m)
-            rendered = render_thinking(jinja_str(thinking)) if thinking is not MISSING else ""
+            rendered = render_thinking(jinja_str(thinking), allow_injection=True) if thinking is not MISSING else ""
             if rendered:
                 n += 2
                 if ctx.guard:

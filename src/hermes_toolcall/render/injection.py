@@ -23,7 +23,7 @@ _WS = " \t\n\r"
 _SCAN = re.compile(r'["\\<]')
 
 
-def _refuse(what: str, where: str, index: int | None, offset: int) -> RenderError:
+def _refuse(what: str, where: str, index: int | None, offset: int, field: str | None = None) -> RenderError:
     place = f"message {index}" if index is not None else where
     detail = f" ({where})" if index is not None and where else ""
     return RenderError(
@@ -31,6 +31,7 @@ def _refuse(what: str, where: str, index: int | None, offset: int) -> RenderErro
         "(pass allow_injection=True to render it anyway)",
         message_index=index,
         offset=offset,
+        field=field or where,
     )
 
 
@@ -126,7 +127,8 @@ def block_end(inner: str, closer: str, opener: str) -> int:
     return n
 
 
-def check_block(inner: str, *, closer: str, opener: str, where: str, index: int | None, shift: int = 1) -> None:
+def check_block(inner: str, *, closer: str, opener: str, where: str, index: int | None, shift: int = 1,
+                field: str | None = None) -> None:
     """Refuse a block body that would not end exactly at its own closer (it would end early, or the closer
     would fall inside a JSON string); the offset is reported minus ``shift``.
 
@@ -138,13 +140,14 @@ def check_block(inner: str, *, closer: str, opener: str, where: str, index: int 
     end = block_end(inner + closer, closer, opener)
     if end < len(inner):
         tag = closer if inner.startswith(closer, end) else opener
-        raise _refuse(f"{tag!r} inside {where}", where, index, max(0, end - shift))
+        raise _refuse(f"{tag!r} inside {where}", where, index, max(0, end - shift), field)
     if end > len(inner):
         raise _refuse(f"an unterminated JSON string in {where} (the closing {closer!r} would be inside it)", where,
-                      index, max(0, len(inner) - 1 - shift))
+                      index, max(0, len(inner) - 1 - shift), field)
 
 
-def check_reasoning(text: str, *, closer: str, index: int | None, shift: int = 0) -> None:
+def check_reasoning(text: str, *, closer: str, index: int | None, shift: int = 0,
+                    field: str = "reasoning_content") -> None:
     """Refuse reasoning text that contains its closing tag (reasoning has no string awareness); ``shift``
     is added to the reported offset (the rendered text may start later in the original).
 
@@ -153,4 +156,4 @@ def check_reasoning(text: str, *, closer: str, index: int | None, shift: int = 0
     """
     pos = text.find(closer)
     if pos >= 0:
-        raise _refuse(f"{closer!r} inside reasoning", "reasoning", index, pos + shift)
+        raise _refuse(f"{closer!r} inside reasoning", "reasoning", index, pos + shift, field)

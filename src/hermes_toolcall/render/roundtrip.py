@@ -21,12 +21,12 @@ from typing import Any
 from ..errors import DecodeError, RenderError
 from ..ids import sequential_ids
 from ..jsonio import dumps_compact, dumps_spaced, loads
-from ..model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock, Transcript
+from ..model import InvalidToolCall, Text, ToolCall, ToolResponse, ToolsBlock, Transcript
 from ..profiles import DialectProfile
 from .results import content_text
 from .values import MISSING, call_function, get, jinja_str, reasoning_of
 
-__all__ = ["NEVER", "Recorder", "expected_arguments", "tool_name", "verify"]
+__all__ = ["NEVER", "Recorder", "expected_arguments", "tool_name", "verify", "verify_call_block", "verify_prompt"]
 
 NEVER = "\x00never"  # an expected value no parse gives: the arguments cannot round-trip
 _WS = " \t\n\r"
@@ -158,7 +158,15 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
     if found is None:
         return
     pos, origin, item = found
-    index, field, offset = _locate(text, pieces, rec, pos, origin, messages, tools, profile)
+    index: int | None
+    field: str | None
+    if origin is not None and origin[0] is not None and item is None:  # an item the parse lost: its message
+        index = origin[0]
+        own = dict(_fields(messages[index], profile))
+        field = _call_field(origin[1], own)
+        offset = _bad_offset(field, own.get(field, ""))
+    else:
+        index, field, offset = _locate(text, pieces, rec, pos, origin, messages, tools, profile)
     what = _describe(text, pos, item, origin)
     place = f"message {index}" if index is not None else (field or "the prompt")
     detail = f" ({field})" if index is not None and field else ""
@@ -212,6 +220,14 @@ def _fields(message: Mapping[str, Any], profile: DialectProfile) -> list[tuple[s
     return out
 
 
+def _call_field(field: str, own: Mapping[str, str]) -> str:
+    """A call's origin (``tool_calls[k].function.``) as its name when that breaks the JSON, else its arguments."""
+    if not field.endswith("."):
+        return field
+    name = own.get(field + "name", "")
+    return field + ("name" if not re.fullmatch(r"[A-Za-z0-9_.:-]{1,256}", name) else "arguments")
+
+
 def _bad_offset(field: str, value: str) -> int:
     """Where a field that breaks its call starts to break it: a quote, backslash or control character
     in a name; the JSON error in an arguments string."""
@@ -259,10 +275,7 @@ def _locate(text: str, pieces: Sequence[str], rec: Recorder, pos: int, origin: t
     if origin is not None and origin[0] is not None and origin[0] in indices:
         i = origin[0]
         own = {f: v for j, f, v in fields if j == i}
-        field = origin[1]
-        if field.endswith("."):  # a call: its name if that breaks the JSON, else its arguments
-            name = own.get(field + "name", "")
-            field += "name" if not re.fullmatch(r"[A-Za-z0-9_.:-]{1,256}", name) else "arguments"
+        field = _call_field(origin[1], own)
         return i, field, _bad_offset(field, own.get(field, ""))
     match = _TAG.match(text, pos)
     tag = match.group() if match else text[pos:pos + 1]
@@ -280,3 +293,57 @@ def _locate(text: str, pieces: Sequence[str], rec: Recorder, pos: int, origin: t
             return None, f"tools[{k}]", at
     first = next((i for i in indices if i is not None), None)
     return first, None if first is not None else "tools", rel
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,256}").fullmatch
+
+
+def verify_call_block(block: str, name: Any, args: Any, profile: DialectProfile) -> None:
+    """A ``<tool_call>`` block from ``render_tool_call`` must parse (as a completion) to exactly one call with
+    this name and these arguments; a plain name and arguments with no ``<`` pass without a parse.
+
+    Raises:
+        RenderError: with ``field`` ``name`` or ``arguments`` and the offset inside it.
+    """
+    expected = expected_arguments(args)
+    if (isinstance(name, str) and _PLAIN_NAME(name) and "<" not in block and expected != NEVER
+            and "NaN" not in block and "Infinity" not in block):
+        return
+    from ..parse import parse_completion  # local import: parse imports the grammar engine
+
+    completion = parse_completion(block, dialect=profile, max_block_chars=len(block) + 1, ids=sequential_ids())
+    structure = [p for p in completion.parts if not (isinstance(p, Text) and not p.text.strip(_WS))]
+    calls = [p for p in structure if isinstance(p, ToolCall)]
+    if (len(structure) == 1 and len(calls) == 1 and completion.end is None and calls[0].name == jinja_str(name)
+            and dumps_compact(calls[0].arguments) == expected):
+        return
+    field = "name" if not (isinstance(name, str) and _PLAIN_NAME(name)) else "arguments"
+    value = jinja_str(name) if field == "name" else args if isinstance(args, str) else ""
+    offset = _bad_offset(field, value) if isinstance(value, str) else 0
+    control = _CONTROL.search(value) if isinstance(value, str) else None
+    if control is not None:
+        offset = control.start()
+    raise RenderError(f"the call's {field} at offset {offset} would not parse back to this call (pass "
+                      "allow_injection=True to render it anyway)", offset=offset, field=field)
+
+
+def verify_prompt(text: str, tools: Sequence[Mapping[str, Any]] | None, profile: DialectProfile) -> None:
+    """A system prompt from ``render_system_prompt`` must parse to one system turn whose ``<tools>`` blocks
+    hold exactly ``tools`` (by name, in order) and nothing else.
+
+    Raises:
+        RenderError: with the offset in the prompt where the parse differs.
+    """
+    if not text:
+        return
+    from ..parse import parse_transcript  # local import: parse imports the grammar engine
+
+    transcript = parse_transcript(text, dialect=profile, max_block_chars=len(text) + 1, ids=sequential_ids())
+    got = _parsed(transcript)
+    want = [("tools", tuple(tool_name(t) for t in tools or ()))]
+    gaps = [g for g in transcript.gaps if g.text.strip(_WS)]
+    if len(got) == 1 and got[0][1] == "system" and [it for _, it in got[0][2]] == want and not gaps:
+        return
+    pos = gaps[0].span.start if gaps else got[1][0] if len(got) > 1 else got[0][2][0][0] if got and got[0][2] else 0
+    raise RenderError(f"the system prompt would not parse back to its tools (the difference starts at offset {pos}; "
+                      "pass allow_injection=True to render it anyway)", offset=pos, field="system")
