@@ -96,6 +96,8 @@ def load_special_tokens(path: str | Path) -> tuple[str, ...]:
             return special_tokens_from(loads(stripped))
         except DecodeError as exc:
             raise UsageError(f"{path}: not JSON: {exc}") from exc
+        except UsageError as exc:
+            raise UsageError(f"{path}: {exc}") from exc
     return tuple(dict.fromkeys(line.strip("\r") for line in text.split("\n") if line.strip()))
 
 
