@@ -27,7 +27,10 @@ __all__ = ["render_chat"]
 
 _PLAIN = ("user", "system")
 _KNOWN_ROLES = ("system", "user", "assistant", "tool", "developer")
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,256}").fullmatch  # a name JSON writes as it is, and every parser reads
+_KNOWN_ROLE_SET = frozenset(_KNOWN_ROLES)
+_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,256}").fullmatch
+  # with isidentifier(): a name JSON writes as is
+
 _CUSTOM_ROLE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}").fullmatch
 _SKELETON = {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {}}}
 
@@ -92,12 +95,16 @@ def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> list[str]
             if type(name) is str and args is not MISSING:
                 if verbatim and type(args) is str:
                     text = '{"name": "' + name + '", "arguments": ' + args + "}"
-                    if guard and not (_PLAIN_NAME(name) and _json_object_text(args)):
+                    if guard and not ((name.isidentifier() or _NAME_PATTERN(name)) and _json_object_text(args)):
                         ctx.suspect = True
                 elif type(args) is dict:
-                    dumped = _dumps_args(dumps, args, ctx.template, index)
+                    try:
+                        dumped = dumps(args)
+                    except (TypeError, ValueError, RecursionError) as exc:
+                        raise _unprintable(exc, ctx.template, index) from exc
                     text = '{"name": "' + name + '", "arguments": ' + dumped + "}"
-                    if guard and (not _PLAIN_NAME(name) or "NaN" in dumped or "Infinity" in dumped):
+                    if guard and (not (name.isidentifier() or _NAME_PATTERN(name))
+                                  or "NaN" in dumped or "Infinity" in dumped):
                         ctx.suspect = True
                 else:
                     text = ""
@@ -109,7 +116,7 @@ def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> list[str]
             fn = call_function(call)
             name = get(fn, "name")
             args = get(fn, "arguments")
-            if not (isinstance(name, str) and _PLAIN_NAME(name)):
+            if not (isinstance(name, str) and (name.isidentifier() or _NAME_PATTERN(name))):
                 ctx.suspect = True
             elif isinstance(args, str):
                 ctx.suspect = not _json_object_text(args)
@@ -119,16 +126,11 @@ def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> list[str]
     return out
 
 
-def _dumps_args(dumps: Any, args: Any, template: str, index: int) -> str:
-    try:
-        text: str = dumps(args)
-    except RecursionError as exc:
-        raise RenderError(f"message {index}: tool call arguments are nested too deeply to render",
-                          message_index=index) from exc
-    except (TypeError, ValueError) as exc:
-        raise crash(template, f"tool call arguments are not JSON-serialisable ({exc})", index=index,
-                    error="TypeError") from exc
-    return text
+def _unprintable(exc: Exception, template: str, index: int) -> RenderError:
+    if isinstance(exc, RecursionError):
+        return RenderError(f"message {index}: tool call arguments are nested too deeply to render",
+                           message_index=index)
+    return crash(template, f"tool call arguments are not JSON-serialisable ({exc})", index=index, error="TypeError")
 
 
 def _result(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> str:
@@ -204,14 +206,16 @@ def _lt(text: str) -> int:
 
 
 def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple[list[str], int]:
+    msgs = ctx.messages
+    roles = [m.get("role") for m in msgs]
+    if ctx.guard:
+        _known_roles(roles, msgs)
     out = [bos]
     prompt = _system_prompt(ctx, tools, None)
     _place_tools(ctx, out, None)
     out.append(prompt)
     n = _skeleton(ctx.profile)  # ``<`` written by the renderer itself (the caller adds the bos token's)
-    msgs = ctx.messages
     last = len(msgs) - 1
-    roles = [m.get("role") for m in msgs]
     append = out.append
     rec = ctx.rec
     for i, m in enumerate(msgs):
@@ -290,6 +294,9 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
     msgs = ctx.messages
     if not msgs:
         raise crash(ctx.template, "no messages (the template reads messages[0])")
+    roles = [m.get("role") for m in msgs]
+    if ctx.guard:
+        _known_roles(roles, msgs)
     first = msgs[0]
     has_system = _role(first) == "system"
     out: list[str] = []
@@ -316,7 +323,6 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
         n = 2
     last_query = _last_query(msgs, ctx.template) if p.reasoning == "qwen3" else -1
     last = len(msgs) - 1
-    roles = [m.get("role") for m in msgs]
     append = out.append
     guard = ctx.guard
     qwq = p.reasoning == "qwq"
@@ -444,6 +450,8 @@ def render_thinking(text: str, *, allow_injection: bool = False) -> str:
 
 def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], int]:
     msgs = ctx.messages
+    if ctx.guard:
+        _known_roles([m.get("role") for m in msgs], msgs)
     out: list[str] = []
     rec = ctx.rec
     start = 0
@@ -492,6 +500,16 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
         n += 2
         i += 1
     return out, n
+
+
+def _known_roles(roles: list[Any], messages: list[dict[str, Any]]) -> None:
+    """The guard's role check: every role known (one C-level pass), else ``_check_roles``."""
+    try:
+        known = _KNOWN_ROLE_SET.issuperset(roles)
+    except TypeError:  # an unhashable role
+        known = False
+    if not known:
+        _check_roles(messages)
 
 
 def _check_roles(messages: list[dict[str, Any]]) -> None:
@@ -544,8 +562,6 @@ def render_chat(profile: DialectProfile, messages: list[dict[str, Any]], tools: 
     prompt parses (a ``<`` the renderer did not write, a name or arguments string outside the plain shape,
     a custom role), the prompt is rendered again with a recorder and parsed back (``roundtrip.verify``).
     """
-    if guard:
-        _check_roles(messages)
     ctx = _Ctx(profile, messages, guard)
     out, n, _ = _render(ctx, tools, add_generation_prompt, kwargs)
     text = "".join(out)
