@@ -37,6 +37,7 @@ from .openai import messages_from_openai, messages_to_openai
 from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
 from .profiles import DIALECTS, DialectProfile, get_profile
 from .render import (
+    load_special_tokens,
     render,
     render_system_prompt,
     render_tool_call,
@@ -84,6 +85,7 @@ __all__ = [
     "__version__",
     "detect_dialect",
     "get_profile",
+    "load_special_tokens",
     "messages_from_openai",
     "messages_to_openai",
     "openai_ids",

@@ -85,6 +85,12 @@ def load_special_tokens(path: str | Path) -> tuple[str, ...]:
 
     Raises:
         UsageError: the file cannot be read or holds no usable list.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokens.txt"
+    >>> _ = path.write_text("<|endoftext|>\n<|eot_id|>\n", encoding="utf-8")
+    >>> load_special_tokens(path)
+    ('<|endoftext|>', '<|eot_id|>')
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
