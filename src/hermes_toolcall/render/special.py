@@ -88,7 +88,7 @@ def load_special_tokens(path: str | Path) -> tuple[str, ...]:
 
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokens.txt"
-    >>> _ = path.write_text("<|endoftext|>\n<|eot_id|>\n", encoding="utf-8")
+    >>> _ = path.write_text("<|endoftext|>\\n<|eot_id|>\\n", encoding="utf-8")
     >>> load_special_tokens(path)
     ('<|endoftext|>', '<|eot_id|>')
     """
