@@ -19,7 +19,7 @@ from .calls import call_json
 from .fastjson import spaced
 from .injection import check_block, check_control_tokens, check_reasoning, check_text
 from .results import content_text
-from .roundtrip import Recorder, expected_arguments, tool_name, verify
+from .roundtrip import Recorder, expected_arguments, tool_name, verify, verify_prompt
 from .system import render_system_prompt
 from .values import MISSING, call_function, crash, get, jinja_str, reasoning_of, require_str
 
@@ -152,7 +152,7 @@ def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
     return "<|im_start|>" + role + "\n" + content + "<|im_end|>\n"
 
 
-_PROMPTS: dict[tuple[DialectProfile, str | None, str], str] = {}
+_PROMPTS: dict[tuple[DialectProfile, str | None, str], tuple[str, int]] = {}
 
 
 @lru_cache(maxsize=16)
@@ -161,32 +161,55 @@ def _skeleton(profile: DialectProfile) -> int:
     return render_system_prompt([_SKELETON], dialect=profile, system="s", allow_injection=True).count("<")
 
 
-def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str | None) -> str:
-    """``render_system_prompt``, memoised on the tools' JSON (the prompt is the same for every turn of a chat);
-    with the guard on, the tools are checked for control tokens and ``</tools>`` here."""
+def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: DialectProfile) -> int:
+    """The ``<`` of a system prompt the pre-scan may count as the renderer's: all of them when the prompt on
+    its own parses back to one system turn with exactly these tools (a turn parses the same wherever it
+    stands: it ends at its own ``<|im_end|>``), else -1 (the full check then runs and says why).
+
+    JSON tool lines (Qwen, omp) cannot leave their strings, so a prompt without extra ``<`` needs no parse;
+    the Hermes catalogue writes names and descriptions raw into pseudo-JSON, so it is always parsed (once:
+    the result is cached with the prompt)."""
+    written = prompt.count("<")
+    if profile.tools_block != "hermes" and written == (_skeleton(profile) if prompt else 0):
+        return written
+    try:
+        verify_prompt(prompt, tools, profile)
+    except RenderError:
+        return -1
+    return written
+
+
+def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str | None) -> tuple[str, int]:
+    """``render_system_prompt`` and the number of its ``<`` the pre-scan counts as written by the renderer,
+    memoised on the tools' JSON (the prompt is the same for every turn of a chat); with the guard on, the
+    tools are checked for control tokens and ``</tools>`` here."""
     profile = ctx.profile
     if ctx.rec is not None and (tools or profile.tools_block == "hermes"):
         ctx.rec.items.append((-1, ("tools", tuple(tool_name(t) for t in tools or ())), (None, "tools")))
     if not tools:
-        return render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
     try:
         key_json = dumps_fast(tools)
     except Exception:  # not JSON-serialisable: render without the cache
         if ctx.guard:
             check_control_tokens((), tools)
-        return render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
     if ctx.guard and ("<|im_" in key_json or "</tools>" in key_json):
         check_control_tokens((), tools)  # raises with the tool index and offset
     if "null" in key_json:  # orjson writes NaN/Infinity as null too: the key would be ambiguous
-        return render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
-    key = (profile, system, key_json)
-    prompt = _PROMPTS.get(key)
-    if prompt is None:
         prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
+    key = (profile, system, key_json)
+    cached = _PROMPTS.get(key)
+    if cached is None:
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        cached = prompt, _vouched(prompt, tools, profile)
         if len(_PROMPTS) >= 64:
             _PROMPTS.clear()
-        _PROMPTS[key] = prompt
-    return prompt
+        _PROMPTS[key] = cached
+    return cached
 
 
 def _place_tools(ctx: _Ctx, out: list[str], index: int | None) -> None:
@@ -211,10 +234,9 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
     if ctx.guard:
         _known_roles(roles, msgs)
     out = [bos]
-    prompt = _system_prompt(ctx, tools, None)
+    prompt, n = _system_prompt(ctx, tools, None)  # n: ``<`` written by the renderer (the caller adds bos's)
     _place_tools(ctx, out, None)
     out.append(prompt)
-    n = _skeleton(ctx.profile)  # ``<`` written by the renderer itself (the caller adds the bos token's)
     last = len(msgs) - 1
     append = out.append
     rec = ctx.rec
@@ -309,10 +331,9 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             # a template with no default system text concatenates (content + "\n\n"); the others print it
             system = (require_str(raw, ctx.template, "system content", 0) if p.default_system_with_tools is None
                       else jinja_str(raw))
-        prompt = _system_prompt(ctx, tools, system)
+        prompt, n = _system_prompt(ctx, tools, system)
         _place_tools(ctx, out, 0 if has_system else None)
         out.append(prompt)
-        n = _skeleton(p)
     elif has_system:
         if rec is not None:
             rec.starts.append((0, 0))
@@ -459,14 +480,13 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
     if tools:
         first_role = _role(msgs[0]) if msgs else None
         if first_role in ("system", "developer"):
-            prompt = _system_prompt(ctx, tools, content_text(msgs[0].get("content")))
+            prompt, n = _system_prompt(ctx, tools, content_text(msgs[0].get("content")))
             _place_tools(ctx, out, 0)
             start = 1
         else:
-            prompt = _system_prompt(ctx, tools, None)
+            prompt, n = _system_prompt(ctx, tools, None)
             _place_tools(ctx, out, None)
         out.append(prompt)
-        n = _skeleton(ctx.profile)
     i = start
     while i < len(msgs):
         m = msgs[i]

@@ -167,6 +167,9 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
         offset = _bad_offset(field, own.get(field, ""))
     else:
         index, field, offset = _locate(text, pieces, rec, pos, origin, messages, tools, profile)
+        if origin == (None, "tools") and item is not None and item[0] == "tools" and tools and (
+                index is None or field is None):  # not in a system message's text: in a tool
+            index, field, offset = _locate_tool(text, pos, tools, item[1])
     what = _describe(text, pos, item, origin)
     place = f"message {index}" if index is not None else (field or "the prompt")
     detail = f" ({field})" if index is not None and field else ""
@@ -174,6 +177,30 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
         f"{place}{detail}: {what} at offset {offset}: the rendered prompt would not parse back to this "
         "conversation (pass allow_injection=True to render it anyway)",
         message_index=index, offset=offset, field=field)
+
+
+def _locate_tool(text: str, pos: int, tools: Sequence[Mapping[str, Any]],
+                 parsed: tuple[Any, ...]) -> tuple[None, str, int]:
+    """The tool a differing tools block comes from: the first whose name is not read back, and in it the
+    markup at the divergence, or the first quote of its name or description (the Hermes pseudo-JSON)."""
+    names = [tool_name(t) for t in tools]
+    k = next((k for k, name in enumerate(names) if k >= len(parsed) or parsed[k] != name), len(names) - 1)
+    tool = tools[k]
+    fn = get(tool, "function")
+    prefix = f"tools[{k}].function." if isinstance(fn, Mapping) else f"tools[{k}]."
+    fn = fn if isinstance(fn, Mapping) else tool
+    match = _TAG.match(text, pos)
+    tag = match.group() if match and match.group() != "<" else None
+    for key in ("name", "description"):
+        value = get(fn, key)
+        if isinstance(value, str):
+            at = value.find(tag) if tag else -1
+            if at < 0:
+                bad = re.search(r'["\\]', value)
+                at = bad.start() if bad else -1
+            if at >= 0:
+                return None, prefix + key, at
+    return None, f"tools[{k}]", 0
 
 
 def _describe(text: str, pos: int, item: Item | None, origin: tuple[int | None, str] | None) -> str:
