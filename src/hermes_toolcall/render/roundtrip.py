@@ -69,9 +69,15 @@ def expected_arguments(args: Any) -> str:
         value = loads(args) if isinstance(args, str) else loads(dumps_spaced(args))
     except (DecodeError, TypeError, ValueError, RecursionError):
         return NEVER
-    return dumps_compact(value) if isinstance(value, dict) else NEVER
+    return _canon(value) if isinstance(value, dict) else NEVER
 
 
+def _canon(value: Any) -> str:
+    """A JSON value as comparable text (``json.dumps``: lone surrogates too, which orjson refuses)."""
+    try:
+        return dumps_spaced(value)
+    except (TypeError, ValueError, RecursionError):
+        return NEVER
 def _parsed(transcript: Transcript) -> list[tuple[int, str, list[tuple[int, Item]]]]:
     turns = []
     for turn in transcript.turns:
@@ -79,7 +85,7 @@ def _parsed(transcript: Transcript) -> list[tuple[int, str, list[tuple[int, Item
         names: list[Any] | None = None
         for p in turn.parts:
             if isinstance(p, ToolCall):
-                items.append((p.span.start, ("call", p.name, dumps_compact(p.arguments))))
+                items.append((p.span.start, ("call", p.name, _canon(p.arguments))))
             elif isinstance(p, InvalidToolCall):
                 items.append((p.span.start, ("invalid call", p.code)))
             elif isinstance(p, ToolResponse):
@@ -342,7 +348,7 @@ def verify_call_block(block: str, name: Any, args: Any, profile: DialectProfile)
     structure = [p for p in completion.parts if not (isinstance(p, Text) and not p.text.strip(_WS))]
     calls = [p for p in structure if isinstance(p, ToolCall)]
     if (len(structure) == 1 and len(calls) == 1 and completion.end is None and calls[0].name == jinja_str(name)
-            and dumps_compact(calls[0].arguments) == expected):
+            and _canon(calls[0].arguments) == expected):
         return
     field = "name" if not (isinstance(name, str) and _PLAIN_NAME(name)) else "arguments"
     value = jinja_str(name) if field == "name" else args if isinstance(args, str) else ""
