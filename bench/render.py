@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print, per dialect, the time per conversation set of both renderers and the ratio."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the guard/baseline timing")
     parser.add_argument("--baseline", metavar="REV", default=None,
                         help="also time the renderer of this git revision, in the same process (before/after)")
     args = parser.parse_args(argv)
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
 
         t_jinja = _time(jinja, args.repeat) / args.repeat * 1000
         fns: list[Callable[[], object]] = [ours, unguarded, old] if baseline else [ours, unguarded]
-        t_ours, t_bare, *t_old = (t / args.repeat * 1000 for t in _interleaved(fns, args.repeat))
+        t_ours, t_bare, *t_old = (t / args.repeat * 1000 for t in _interleaved(fns, args.repeat, args.rounds))
         ratios.append(t_jinja / t_ours)
         costs.append(t_ours / t_bare)
         line = (f"{name:<12} {t_jinja:>10.3f} {t_ours:>10.3f} {t_jinja / t_ours:>7.1f}x {t_bare:>12.3f} "

@@ -482,3 +482,26 @@ def test_a_description_cannot_forge_a_hermes_tool(dialect: str) -> None:
     else:  # JSON lines: the description stays a string
         out = render([USER], tools=[tool], dialect=dialect)
         assert [t["function"]["name"] for t in parse_transcript(out, dialect=dialect).tools] == ["get_time"]
+
+
+# --- totality on any value ----------------------------------------------------------------------
+
+_key = st.one_of(st.sampled_from(["role", "content", "tool_calls", "function", "name", "arguments", "type",
+                                  "reasoning_content", "thinking", "parameters", "description", "properties"]),
+                 st.text(max_size=3), st.integers(), st.binary(max_size=2), st.tuples(st.integers()))
+_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.binary(max_size=3),
+                  st.sampled_from(["user", "assistant", "tool", "system", "developer"]), adv)
+anything = st.recursive(_leaf, lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner),
+                                                       st.dictionaries(_key, inner, max_size=4)), max_leaves=12)
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@settings(max_examples=examples(100))
+@given(messages=st.one_of(anything, st.lists(anything, max_size=4)), tools=st.one_of(anything, st.none()),
+       allow=st.booleans(), gen=st.booleans())
+def test_render_raises_only_hermes_errors(dialect: str, messages: Any, tools: Any, allow: bool, gen: bool) -> None:
+    try:
+        render(messages, tools=tools, dialect=dialect, allow_injection=allow, add_generation_prompt=gen)
+    except (RenderError, UsageError):
+        pass
+    count("render totality")
