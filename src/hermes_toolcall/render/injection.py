@@ -1,7 +1,8 @@
-"""Injection safety: refuse content that would change how the rendered prompt parses (docs/parsing.md).
+"""Injection safety, the local checks: content that would change how its own block parses (docs/parsing.md).
 
-Two kinds of content are refused: control tokens (``<|im_start|>``, ``<|im_end|>``) anywhere, and text
-that would end a block early under the parsing rules: a ``</tool_response>`` (or a new
+These are exact for their block and run before (and besides) the round trip of ``roundtrip.py``, which is
+the definition of safe. Two kinds of content are refused: control tokens (``<|im_start|>``, ``<|im_end|>``)
+anywhere, and text that would end a block early under the parsing rules: a ``</tool_response>`` (or a new
 ``<tool_response>``) in a result, a ``</think>``/``</scratch_pad>`` in rendered reasoning, and text
 that ends a ``<tool_call>`` block early (verbatim string arguments, names with quotes).
 """
@@ -85,11 +86,13 @@ def check_control_tokens(messages: Sequence[Mapping[str, Any]], tools: Sequence[
                         check_text(text, where=f"tool call {k} {key}", index=index)
     for i, tool in enumerate(tools or ()):
         for text in _strings(tool):
-            check_text(text, where=f"tool {i}", index=None)
+            match = _CONTROL.search(text)
+            if match:
+                raise _refuse(f"control token {match.group()!r}", f"tool {i}", None, match.start(), f"tools[{i}]")
         dumped = dumps_compact(tool)
         pos = dumped.find("</tools>")
         if pos >= 0:  # the catalogue block ends at the first </tools>, string or not (docs/parsing.md §7)
-            raise _refuse("'</tools>' inside a tool definition", f"tool {i}", None, pos)
+            raise _refuse("'</tools>' inside a tool definition", f"tool {i}", None, pos, f"tools[{i}]")
 
 
 def block_end(inner: str, closer: str, opener: str) -> int:

@@ -54,14 +54,14 @@ def tool_name(tool: Any) -> Any:
 
 
 def expected_arguments(args: Any) -> str:
-    """The arguments a parse must give back, as compact JSON (``NEVER`` when nothing can match).
+    """The arguments a parse must give back, as ``json.dumps`` text (``NEVER`` when nothing can match).
 
     A string is the JSON text of the object (any dialect: written verbatim, double-encoded and decoded by
     the parser's HT201 rule, or decoded by omp); a missing value is ``{}``; any other value is what its
     JSON text decodes to (tuples are arrays, non-string keys strings; NaN never round-trips).
 
     >>> expected_arguments('{"a": 1}'), expected_arguments({"a": (1, 2)}), expected_arguments("[1]") == NEVER
-    ('{"a":1}', '{"a":[1,2]}', True)
+    ('{"a": 1}', '{"a": [1, 2]}', True)
     """
     try:
         if args is MISSING:
