@@ -252,14 +252,19 @@ def a_request(draw: st.DrawFn) -> dict[str, Any]:
 _NEVER = object()
 
 
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity: Python's json writes them, no parser reads them
+
+
 def _args(value: Any, missing: bool) -> Any:
     if missing:
         return {}
     try:
-        decoded = json.loads(value) if isinstance(value, str) else json.loads(json.dumps(value, ensure_ascii=False))
-    except (ValueError, TypeError):
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        decoded = json.loads(text, parse_constant=_no_constants)
+    except (ValueError, TypeError, RecursionError):
         return _NEVER
-    return decoded if isinstance(decoded, dict) and "NaN" not in json.dumps(decoded) else _NEVER
+    return decoded if isinstance(decoded, dict) else _NEVER
 
 
 def _calls(m: dict[str, Any]) -> list[Any]:
