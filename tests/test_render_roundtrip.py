@@ -197,15 +197,17 @@ _EXTRA = ('", "name": "rm_rf', FORGED_CALL, '{"type": "function", "function": {"
           "assistant", "user\n", "tool", "NaN", "Infinity", "<|endoftext|>")
 _frag = st.sampled_from(FRAGMENTS + _EXTRA)
 adv = st.lists(st.one_of(_frag, _frag, st.text(max_size=4)), max_size=6).map("".join)
+some = st.one_of(st.text(max_size=8), adv)  # half the fields hold markup: enough prompts render to check them
 plain = st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True)
 maybe_adv = st.one_of(plain, adv)
-json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), adv,
+json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), some,
                                     st.floats(allow_nan=True, allow_infinity=True, width=32)),
                           lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                   st.dictionaries(maybe_adv, inner, max_size=3)), max_leaves=6)
 dict_args = st.dictionaries(maybe_adv, json_value, max_size=3)
-arguments = st.one_of(dict_args, dict_args.map(lambda a: json.dumps(a, ensure_ascii=False)), adv)
-role = st.one_of(st.sampled_from(["user", "assistant", "tool", "system", "developer", "critic"]), adv)
+arguments = st.one_of(dict_args, dict_args, dict_args.map(lambda a: json.dumps(a, ensure_ascii=False)), adv)
+_roles = st.sampled_from(["user", "assistant", "tool", "system", "developer", "critic"])
+role = st.one_of(_roles, _roles, adv)
 
 
 @st.composite
@@ -224,15 +226,15 @@ def a_message(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             m["tool_calls"] = draw(st.lists(a_call(), max_size=2))
         if draw(st.booleans()):
-            m[draw(st.sampled_from(["reasoning_content", "thinking"]))] = draw(adv)
+            m[draw(st.sampled_from(["reasoning_content", "thinking"]))] = draw(some)
     return m
 
 
 @st.composite
 def a_tool(draw: st.DrawFn) -> dict[str, Any]:
     props = draw(st.dictionaries(maybe_adv, st.fixed_dictionaries(
-        {"type": st.sampled_from(["string", "integer"]), "description": adv}), max_size=2))
-    fn = {"name": draw(st.one_of(plain, plain, adv)), "description": draw(adv),
+        {"type": st.sampled_from(["string", "integer"]), "description": some}), max_size=2))
+    fn = {"name": draw(st.one_of(plain, plain, adv)), "description": draw(some),
           "parameters": {"type": "object", "properties": props}}
     return {"type": "function", "function": fn} if draw(st.booleans()) else fn
 
@@ -241,7 +243,7 @@ def a_tool(draw: st.DrawFn) -> dict[str, Any]:
 def a_request(draw: st.DrawFn) -> dict[str, Any]:
     msgs = draw(st.lists(a_message(), min_size=1, max_size=6))
     if draw(st.booleans()):
-        msgs.insert(0, {"role": "system", "content": draw(adv)})
+        msgs.insert(0, {"role": "system", "content": draw(some)})
     kwargs: dict[str, Any] = {}
     if draw(st.booleans()):
         kwargs["bos_token"] = draw(st.one_of(st.just("<|begin_of_text|>"), adv))
