@@ -127,7 +127,7 @@ def test_reasoning_aliases_and_qwen3_last_query() -> None:
     assert "<think>" not in render(longer, dialect="qwen3")
     # a user message that is only tool results is not a query
     folded = [*msgs, {"role": "user", "content": "<tool_response>\nx\n</tool_response>"}]
-    assert "<think>\nt\n</think>" in render(folded, dialect="qwen3")
+    assert "<think>\nt\n</think>" in render(folded, dialect="qwen3", allow_injection=True)
     # QwQ strips reasoning from non-final turns
     qwq = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "<think>r</think>\n\nA"},
            {"role": "user", "content": "q2"}]
@@ -231,7 +231,10 @@ def test_unknown_dialect_and_bad_message() -> None:
 
 def test_dropped_roles_and_leading_tool() -> None:
     msgs = [{"role": "tool", "content": "r"}, {"role": "developer", "content": "d"}]
-    out = render(msgs, tools=[], dialect="hermes")
+    with pytest.raises(RenderError) as info:  # the result lands outside any turn: it would not parse back
+        render(msgs, tools=[], dialect="hermes")
+    assert (info.value.message_index, info.value.field) == (0, "content")
+    out = render(msgs, tools=[], dialect="hermes", allow_injection=True)
     assert out.endswith("</tool_response>\n<|im_end|>")  # not the last message: "\n" before <|im_end|>
     assert "<|im_start|>tool" not in out and "developer" not in out  # no header for a leading result
     assert out == oracle_render(template_source(DIALECTS["hermes"].template or ""), msgs, [])

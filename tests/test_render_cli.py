@@ -6,6 +6,7 @@ import importlib.util
 import io
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -88,3 +89,36 @@ def test_render_subprocess_render_only() -> None:
                           capture_output=True, check=False, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode("utf-8") == (GOLDEN / "qwen2.5-A.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.usefixtures("only_render")
+@pytest.mark.parametrize(("name", "text"), [
+    ("tokens.json", '["<|endoftext|>", "<|eot_id|>"]'),
+    ("tokens.txt", "<|endoftext|>\n<|eot_id|>\n"),
+    ("tokenizer_config.json", '{"eos_token": "<|im_end|>", "added_tokens_decoder": {"151643": '
+     '{"content": "<|endoftext|>", "special": true}, "151657": {"content": "<tool_call>", "special": false}}}'),
+    ("tokenizer.json", '{"added_tokens": [{"id": 1, "content": "<|endoftext|>", "special": true}]}'),
+])
+def test_render_special_tokens_file(name: str, text: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    body = dumps_compact({"messages": [{"role": "user", "content": "a<|endoftext|>"}]})
+    monkeypatch.setattr(sys, "stdin", io.StringIO(body))
+    status, out, err = run(["render", "-", "--dialect", "qwen3", "--special-tokens", str(path)], capsys)
+    assert status == 2 and out == ""
+    assert "message 0" in err and "<|endoftext|>" in err and "offset 1" in err
+    monkeypatch.setattr(sys, "stdin", io.StringIO(body))
+    status, out, _ = run(["render", "-", "--dialect", "qwen3", "--special-tokens", str(path), "--allow-injection"],
+                         capsys)
+    assert status == 0 and "a<|endoftext|>" in out
+
+
+@pytest.mark.usefixtures("only_render")
+def test_render_special_tokens_file_errors(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"vocab": {}}', encoding="utf-8")
+    for path in (bad, tmp_path / "missing.json"):
+        status, out, err = run(["render", str(EXAMPLE), "--special-tokens", str(path)], capsys)
+        assert (status, out) == (2, "")
+        assert str(path) in err and "Traceback" not in err

@@ -66,7 +66,7 @@ def test_prompt_texts_are_byte_exact(name: str, size_and_hash: tuple[int, str]) 
     ],
 )
 def test_render_thinking_unwrap_rule(thinking: str, expected: str) -> None:
-    assert render_thinking(thinking) == expected
+    assert render_thinking(thinking, allow_injection=True) == expected  # the rule itself, unguarded
 
 
 def test_catalog_and_prompt() -> None:

@@ -38,6 +38,7 @@ from .parse import parse_completion, parse_completion_with, parse_transcript, pa
 from .profiles import DIALECTS, DialectProfile, get_profile
 from .prompt_state import GenerationPromptState, generation_prompt_state
 from .render import (
+    load_special_tokens,
     render,
     render_system_prompt,
     render_tool_call,
@@ -117,6 +118,7 @@ __all__ = [
     "detect_dialect",
     "generation_prompt_state",
     "get_profile",
+    "load_special_tokens",
     "messages_from_openai",
     "messages_to_openai",
     "openai_ids",

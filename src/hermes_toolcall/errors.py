@@ -81,14 +81,18 @@ class RenderError(HermesError, ValueError):
     Args:
         message: what went wrong, naming the message index and offset where known.
         message_index: index of the offending message, or None.
-        offset: character offset inside that message's content, or None.
+        offset: character offset inside the offending field, or None.
+        field: which field of the message (or which tool) holds it (``content``, ``role``,
+            ``tool_calls[0].function.name``, ``tools[1]``, ``bos_token`` …), or None.
     """
 
-    def __init__(self, message: str, *, message_index: int | None = None, offset: int | None = None) -> None:
+    def __init__(self, message: str, *, message_index: int | None = None, offset: int | None = None,
+                 field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.message_index = message_index
         self.offset = offset
+        self.field = field
 
 
 class ConformanceError(HermesError):

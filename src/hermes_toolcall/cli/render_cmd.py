@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import DecodeError, UsageError
 from ..jsonio import loads
 from ..profiles import DIALECTS
-from ..render import render
+from ..render import load_special_tokens, render
 from .common import read_input
 
 __all__ = ["register", "run"]
@@ -30,8 +30,11 @@ def register(subparsers: Any) -> None:
                         help="the bos_token special token (Hermes templates write it first; default none)")
     parser.add_argument("--enable-thinking", action=argparse.BooleanOptionalAction, default=None,
                         help="pass enable_thinking to the template (Qwen3: --no-enable-thinking closes <think>)")
+    parser.add_argument("--special-tokens", default=None, metavar="FILE",
+                        help="strings that must appear nowhere in the conversation: a JSON list, a text file (one a "
+                        "line), or a tokenizer_config.json / tokenizer.json (its special tokens)")
     parser.add_argument("--allow-injection", action="store_true",
-                        help="render content that would change how the prompt parses instead of refusing it")
+                        help="render verbatim, even content that would not parse back to the conversation")
     parser.set_defaults(func=run)
 
 
@@ -39,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     """Render the request and print the prompt (no extra trailing newline).
 
     Raises:
-        UsageError: the input is not a JSON object with a ``messages`` list.
+        UsageError: the input is not a JSON object with a ``messages`` list, or the special tokens file
+            cannot be read.
         RenderError: the conversation cannot be rendered.
     """
     text = read_input(args.file)
@@ -57,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         kwargs["bos_token"] = args.bos_token
     if args.enable_thinking is not None:
         kwargs["enable_thinking"] = args.enable_thinking
-    prompt = render(body["messages"], tools=tools, dialect=args.dialect,
+    special = load_special_tokens(args.special_tokens) if args.special_tokens is not None else None
+    prompt = render(body["messages"], tools=tools, dialect=args.dialect, special_tokens=special,
                     add_generation_prompt=args.add_generation_prompt, allow_injection=args.allow_injection, **kwargs)
     sys.stdout.write(prompt)
     sys.stdout.flush()

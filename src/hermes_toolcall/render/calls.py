@@ -68,23 +68,36 @@ def call_json(call: Mapping[str, Any] | FunctionCall, *, dialect: str | DialectP
     return f'{{"name": "{name}", "arguments": {text}}}'
 
 
-def render_tool_call(call: Mapping[str, Any] | FunctionCall, *, dialect: str | DialectProfile = "hermes") -> str:
-    """One ``<tool_call>`` block.
+def render_tool_call(call: Mapping[str, Any] | FunctionCall, *, dialect: str | DialectProfile = "hermes",
+                     allow_injection: bool = False) -> str:
+    """One ``<tool_call>`` block; it parses back to exactly this call, or ``RenderError`` (``field`` ``name`` or
+    ``arguments``) unless ``allow_injection``.
+
+    Raises:
+        RenderError: the call cannot be rendered, or would not parse back to itself.
 
     >>> render_tool_call({"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}})
     '<tool_call>\\n{"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}\\n</tool_call>'
     >>> render_tool_call({"name": "read", "arguments": {"path": "a.ts"}}, dialect="omp")
     '<tool_call>\\n{"name":"read","arguments":{"path":"a.ts"}}\\n</tool_call>'
     """
-    return "<tool_call>\n" + call_json(call, dialect=dialect) + "\n</tool_call>"
+    profile = get_profile(dialect)
+    block = "<tool_call>\n" + call_json(call, dialect=profile) + "\n</tool_call>"
+    if not allow_injection:
+        from .roundtrip import verify_call_block  # local import: roundtrip imports the parser
+
+        fn = {"name": call.name, "arguments": call.arguments} if isinstance(call, FunctionCall) else call_function(call)
+        verify_call_block(block, get(fn, "name"), get(fn, "arguments"), profile)
+    return block
 
 
 def render_tool_calls(calls: Iterable[Mapping[str, Any] | FunctionCall], *,
-                      dialect: str | DialectProfile = "hermes") -> str:
-    """Parallel calls: consecutive ``<tool_call>`` blocks joined by ``\\n`` (``""`` for no calls).
+                      dialect: str | DialectProfile = "hermes", allow_injection: bool = False) -> str:
+    """Parallel calls: consecutive ``<tool_call>`` blocks joined by ``\\n`` (``""`` for no calls), each guarded as
+    ``render_tool_call``.
 
     >>> render_tool_calls([{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}], dialect="omp")
     '<tool_call>\\n{"name":"a","arguments":{}}\\n</tool_call>\\n<tool_call>\\n{"name":"b","arguments":{}}\\n</tool_call>'
     """
-    return "\n".join(render_tool_call(c, dialect=dialect) for c in calls)
+    return "\n".join(render_tool_call(c, dialect=dialect, allow_injection=allow_injection) for c in calls)
 

@@ -2,7 +2,8 @@
 
 ``tools_block`` picks the family (``hermes``: fixed system turn, results in ``tool`` turns glued to
 the next turn; ``qwen``: system merged with the tools block, results folded into ``user`` turns;
-``omp``: renderTranscript). Within a family every difference is a profile field.
+``omp``: renderTranscript). Within a family every difference is a profile field. The pieces and the
+guard's pre-scan are in ``writers``; the round trip in ``roundtrip``.
 """
 
 from __future__ import annotations
@@ -10,143 +11,44 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RenderError
-from ..jsonio import dumps_compact, dumps_fast
 from ..profiles import DialectProfile
-from .calls import call_json
-from .fastjson import spaced
-from .injection import check_block, check_control_tokens, check_reasoning
+from .injection import check_reasoning, check_text
 from .results import content_text
-from .system import render_system_prompt
-from .values import MISSING, call_function, crash, get, jinja_str, reasoning_of, require_str
+from .roundtrip import Recorder, verify
+from .values import MISSING, crash, jinja_str, reasoning_of, require_str
+from .writers import (
+    _PLAIN,
+    _calls,
+    _Ctx,
+    _known_roles,
+    _lt,
+    _place_tools,
+    _plain,
+    _result,
+    _role,
+    _system_prompt,
+)
 
-__all__ = ["render_chat"]
-
-_PLAIN = ("user", "system")
-
-
-class _Ctx:
-    """Per-render state: the profile, the messages, and whether injection checks run."""
-
-    __slots__ = ("dumps", "fast_calls", "guard", "messages", "profile", "template", "verbatim")
-
-    def __init__(self, profile: DialectProfile, messages: list[dict[str, Any]], guard: bool) -> None:
-        self.profile = profile
-        self.messages = messages
-        self.guard = guard
-        self.template = profile.name
-        self.verbatim = profile.string_arguments == "verbatim"
-        self.fast_calls = profile.string_arguments != "decode"
-        self.dumps = dumps_compact if profile.json_style == "compact" else spaced
-
-
-def _role(m: Mapping[str, Any]) -> Any:
-    return m.get("role", MISSING)
-
-
-def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int) -> list[str]:
-    calls = m.get("tool_calls", MISSING)
-    if calls is MISSING:
-        return []
-    if type(calls) is not list and not isinstance(calls, (list, tuple)):
-        raise crash(ctx.template, "tool_calls is not a list", index=index, error="TypeError")
-    out = []
-    verbatim = ctx.verbatim
-    fast = ctx.fast_calls
-    dumps = ctx.dumps
-    for k, call in enumerate(calls):
-        if fast and type(call) is dict:  # the common shape, inlined (same result as call_json)
-            fn = call.get("function")
-            if type(fn) is not dict or not fn:
-                fn = call
-            name = fn.get("name")
-            args = fn.get("arguments", MISSING)
-            if type(name) is str and args is not MISSING:
-                if verbatim and type(args) is str:
-                    text = '{"name": "' + name + '", "arguments": ' + args + "}"
-                    if ctx.guard:  # verbatim text: report offsets inside the arguments string
-                        check_block("\n" + text + "\n", closer="</tool_call>", opener="<tool_call>",
-                                    where=f"the arguments of tool call {k}", index=index, shift=len(text) - len(args))
-                elif type(args) is dict:
-                    text = '{"name": "' + name + '", "arguments": ' + dumps(args) + "}"
-                    if ctx.guard and ('"' in name or "\\" in name):  # well-formed JSON unless the name breaks it
-                        check_block("\n" + text + "\n", closer="</tool_call>", opener="<tool_call>",
-                                    where=f"tool call {k}", index=index)
-                else:
-                    text = ""
-                if text:
-                    out.append("<tool_call>\n" + text + "\n</tool_call>")
-                    continue
-        text = call_json(call, dialect=ctx.profile, index=index)
-        if ctx.guard:
-            args = get(call_function(call), "arguments")
-            if isinstance(args, str) and text.endswith(args + "}"):  # verbatim: report offsets inside the string
-                check_block("\n" + text + "\n", closer="</tool_call>", opener="<tool_call>",
-                            where=f"the arguments of tool call {k}", index=index, shift=len(text) - len(args))
-            else:
-                check_block("\n" + text + "\n", closer="</tool_call>", opener="<tool_call>",
-                            where=f"tool call {k}", index=index)
-        out.append("<tool_call>\n" + text + "\n</tool_call>")
-    return out
-
-
-def _result(ctx: _Ctx, m: Mapping[str, Any], index: int) -> str:
-    content = m.get("content", MISSING)
-    if type(content) is not str:
-        content = content_text(content) if ctx.profile.tools_block == "omp" else jinja_str(content)
-    if ctx.guard and ("<" in content or "\\" in content or content.count('"') % 2):
-        check_block("\n" + content + "\n", closer="</tool_response>", opener="<tool_response>",
-                    where="tool result", index=index)
-    return "<tool_response>\n" + content + "\n</tool_response>"
-
-
-def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
-    content = m.get("content", MISSING)
-    if type(content) is not str:
-        content = require_str(content, ctx.template, f"{role} content", index)
-    return "<|im_start|>" + role + "\n" + content + "<|im_end|>\n"
-
-
-_PROMPTS: dict[tuple[DialectProfile, str | None, str], str] = {}
-
-
-def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str | None) -> str:
-    """``render_system_prompt``, memoised on the tools' JSON (the prompt is the same for every turn of a chat);
-    with the guard on, the tools are checked for control tokens and ``</tools>`` here."""
-    profile = ctx.profile
-    if not tools:
-        return render_system_prompt(tools, dialect=profile, system=system)
-    try:
-        key_json = dumps_fast(tools)
-    except Exception:  # not JSON-serialisable: render without the cache
-        if ctx.guard:
-            check_control_tokens((), tools)
-        return render_system_prompt(tools, dialect=profile, system=system)
-    if ctx.guard and ("<|im_" in key_json or "</tools>" in key_json):
-        check_control_tokens((), tools)  # raises with the tool index and offset
-    if "null" in key_json:  # orjson writes NaN/Infinity as null too: the key would be ambiguous
-        return render_system_prompt(tools, dialect=profile, system=system)
-    key = (profile, system, key_json)
-    prompt = _PROMPTS.get(key)
-    if prompt is None:
-        prompt = render_system_prompt(tools, dialect=profile, system=system)
-        if len(_PROMPTS) >= 64:
-            _PROMPTS.clear()
-        _PROMPTS[key] = prompt
-    return prompt
-
+__all__ = ["check_round_trip", "prescan", "render_chat", "render_thinking"]
 
 # --- hermes family ------------------------------------------------------------------------------
 
 
 def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple[list[str], int]:
-    out = [bos, _system_prompt(ctx, tools, None)]
-    n = 2  # control tokens written by the renderer itself (the system turn's two)
     msgs = ctx.messages
-    last = len(msgs) - 1
     roles = [m.get("role") for m in msgs]
+    if ctx.guard:
+        _known_roles(roles, msgs)
+    out = [bos]
+    prompt, n = _system_prompt(ctx, tools, None)  # n: ``<`` written by the renderer (the caller adds bos's)
+    _place_tools(ctx, out, None)
+    out.append(prompt)
+    last = len(msgs) - 1
     append = out.append
+    rec = ctx.rec
     for i, m in enumerate(msgs):
+        if rec is not None:
+            rec.starts.append((len(out), i))
         role = roles[i]
         if role in _PLAIN or (role == "assistant" and "tool_calls" not in m):
             content = m.get("content")
@@ -156,15 +58,19 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
             n += 2
         elif role == "assistant":
             append("<|im_start|>assistant")
-            for call in _calls(ctx, m, i):
+            calls = _calls(ctx, m, i, len(out) - 1)
+            for call in calls:
                 append("\n" + call)
             append("<|im_end|>\n")
-            n += 2
+            n += 2 + 2 * len(calls)
         elif role == "tool":
             if i > 0 and msgs[i - 1] and roles[i - 1] != "tool":
                 append("<|im_start|>tool\n")
                 n += 1
-            append(_result(ctx, m, i))
+            elif i == 0 or not msgs[i - 1]:
+                ctx.suspect = True  # the template opens no turn for this result: it lands outside any turn
+            append(_result(ctx, m, i, len(out)))
+            n += 2
             if i != last:
                 append("\n")
                 if roles[i + 1] != "tool":
@@ -192,7 +98,7 @@ def _last_query(msgs: list[dict[str, Any]], template: str) -> int:
     return len(msgs) - 1
 
 
-def _qwen3_assistant(ctx: _Ctx, m: Mapping[str, Any], i: int, last_query: int) -> tuple[str, str]:
+def _qwen3_assistant(ctx: _Ctx, m: Mapping[str, Any], i: int, last_query: int) -> tuple[str, str, int]:
     content = require_str(m.get("content", MISSING), ctx.template, "assistant content", i)
     reasoning = reasoning_of(m)
     if reasoning is MISSING:
@@ -207,8 +113,8 @@ def _qwen3_assistant(ctx: _Ctx, m: Mapping[str, Any], i: int, last_query: int) -
         inner = reasoning.strip("\n")
         if ctx.guard:
             check_reasoning(inner, closer="</think>", index=i, shift=len(reasoning) - len(reasoning.lstrip("\n")))
-        return "<|im_start|>assistant\n<think>\n" + inner + "\n</think>\n\n" + content.lstrip("\n"), content
-    return "<|im_start|>assistant\n" + content, content
+        return "<|im_start|>assistant\n<think>\n" + inner + "\n</think>\n\n" + content.lstrip("\n"), content, 3
+    return "<|im_start|>assistant\n" + content, content, 1
 
 
 def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any) -> tuple[list[str], int]:
@@ -216,9 +122,14 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
     msgs = ctx.messages
     if not msgs:
         raise crash(ctx.template, "no messages (the template reads messages[0])")
+    roles = [m.get("role") for m in msgs]
+    if ctx.guard:
+        _known_roles(roles, msgs)
     first = msgs[0]
     has_system = _role(first) == "system"
     out: list[str] = []
+    rec = ctx.rec
+    n = 0  # ``<`` written by the renderer itself
     if tools:
         system: str | None = None
         if has_system:
@@ -226,19 +137,25 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             # a template with no default system text concatenates (content + "\n\n"); the others print it
             system = (require_str(raw, ctx.template, "system content", 0) if p.default_system_with_tools is None
                       else jinja_str(raw))
-        out.append(_system_prompt(ctx, tools, system))
+        prompt, n = _system_prompt(ctx, tools, system)
+        _place_tools(ctx, out, 0 if has_system else None)
+        out.append(prompt)
     elif has_system:
+        if rec is not None:
+            rec.starts.append((0, 0))
         out.append(_plain(ctx, "system", first, 0))
+        n = 2
     elif p.default_system is not None:
         out.append("<|im_start|>system\n" + p.default_system + "<|im_end|>\n")
-    n = 2 if out else 0  # control tokens written by the renderer itself
+        n = 2
     last_query = _last_query(msgs, ctx.template) if p.reasoning == "qwen3" else -1
     last = len(msgs) - 1
-    roles = [m.get("role") for m in msgs]
     append = out.append
     guard = ctx.guard
     qwq = p.reasoning == "qwq"
     for i, m in enumerate(msgs):
+        if rec is not None and (i or not has_system):
+            rec.starts.append((len(out), i))
         role = roles[i]
         if role == "user" or (role == "system" and i != 0):
             content = m.get("content")
@@ -247,11 +164,12 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             append("<|im_start|>" + role + "\n" + content + "<|im_end|>\n")
             n += 2
         elif role == "assistant":
-            n += 2
+            n += 1
             has_calls = bool(m.get("tool_calls"))
             if p.reasoning == "qwen3":
-                head, content = _qwen3_assistant(ctx, m, i, last_query)
+                head, content, written = _qwen3_assistant(ctx, m, i, last_query)
                 append(head)
+                n += written
                 sep = bool(content)
             else:
                 content = m.get("content", MISSING)
@@ -265,26 +183,32 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                     if type(content) is not str:
                         content = require_str(content, ctx.template, "assistant content", i)
                     append("<|im_start|>assistant\n" + content + "<|im_end|>\n")
+                    n += 1
                     continue
                 original = m.get("content", MISSING)
                 append("<|im_start|>assistant")
+                n += 1
                 if original is not MISSING and original:
                     append("\n" + (content if type(content) is str else
                                    require_str(content, ctx.template, "assistant content", i)))
                 sep = True
             if has_calls:
-                for k, call in enumerate(_calls(ctx, m, i)):
+                calls = _calls(ctx, m, i, len(out) - 1)
+                for k, call in enumerate(calls):
                     append("\n" + call if (k > 0 or sep) else call)
+                n += 2 * len(calls)
             append("<|im_end|>\n")
         elif role == "tool":
             if i == 0 or roles[i - 1] != "tool":
                 append("<|im_start|>user")
                 n += 1
             content = m.get("content")
-            if type(content) is str and not (guard and ("<" in content or "\\" in content or content.count('"') % 2)):
+            if type(content) is str and rec is None and not (
+                    guard and ("<" in content or "\\" in content or content.count('"') % 2)):
                 append("\n<tool_response>\n" + content + "\n</tool_response>")  # the common case of _result
             else:
-                append("\n" + _result(ctx, m, i))
+                append("\n" + _result(ctx, m, i, len(out)))
+            n += 2
             if i == last or roles[i + 1] != "tool":
                 append("<|im_end|>\n")
                 n += 1
@@ -328,46 +252,73 @@ def _unwrap(text: str) -> str:
     return "\n".join(segments)
 
 
-def render_thinking(text: str) -> str:
+def render_thinking(text: str, *, allow_injection: bool = False) -> str:
     """omp's ``renderThinking``: ``""`` for empty text, else ``<think>\\n{unwrap(text)}\\n</think>``.
 
-    >>> render_thinking(" <think> a </think>\\n<think>b<think>c</think></think> ")
-    '<think>\\na\\nb<think>c</think>\\n</think>'
+    Unless ``allow_injection``, a control token or a ``</think>`` left inside the block is refused.
+
+    Raises:
+        RenderError: with ``field="reasoning_content"`` and the offset in ``text``.
+
+    >>> render_thinking(" <think> a </think>\\n<think>b</think> ")
+    '<think>\\na\\nb\\n</think>'
+    >>> render_thinking("<think>b<think>c</think></think>", allow_injection=True)  # a closer left inside
+    '<think>\\nb<think>c</think>\\n</think>'
     """
-    return "" if not text else "<think>\n" + _unwrap(text) + "\n</think>"
+    if not text:
+        return ""
+    inner = _unwrap(text)
+    if not allow_injection:
+        check_text(text, where="reasoning_content", index=None)
+        if "</think>" in inner:
+            check_reasoning(text, closer="</think>", index=None)
+    return "<think>\n" + inner + "\n</think>"
 
 
 def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], int]:
     msgs = ctx.messages
+    if ctx.guard:
+        _known_roles([m.get("role") for m in msgs], msgs)
     out: list[str] = []
+    rec = ctx.rec
     start = 0
+    n = 0  # ``<`` written by the renderer itself
     if tools:
         first_role = _role(msgs[0]) if msgs else None
         if first_role in ("system", "developer"):
-            out.append(_system_prompt(ctx, tools, content_text(msgs[0].get("content"))))
+            prompt, n = _system_prompt(ctx, tools, content_text(msgs[0].get("content")))
+            _place_tools(ctx, out, 0)
             start = 1
         else:
-            out.append(_system_prompt(ctx, tools, None))
-    n = 2 if out and out[0] else 0  # control tokens written by the renderer itself
+            prompt, n = _system_prompt(ctx, tools, None)
+            _place_tools(ctx, out, None)
+        out.append(prompt)
     i = start
     while i < len(msgs):
         m = msgs[i]
         role = _role(m)
+        if rec is not None:
+            rec.starts.append((len(out), i))
         if role == "tool":
-            blocks = []
+            blocks: list[str] = []
             while i < len(msgs) and _role(msgs[i]) == "tool":
-                blocks.append(_result(ctx, msgs[i], i))
+                if rec is not None and blocks:
+                    rec.starts.append((len(out), i))  # inside the same piece: located by field search
+                blocks.append(_result(ctx, msgs[i], i, len(out)))
                 i += 1
             out.append("<|im_start|>tool\n" + "\n".join(blocks) + "<|im_end|>\n")
-            n += 2
+            n += 2 + 2 * len(blocks)
             continue
         if role == "assistant":
             thinking = reasoning_of(m)
-            rendered = render_thinking(jinja_str(thinking)) if thinking is not MISSING else ""
-            if ctx.guard and rendered:
-                check_reasoning(rendered[8:-9], closer="</think>", index=i)
-            calls = "\n".join(_calls(ctx, m, i))
-            body = rendered + content_text(m.get("content")) + calls
+            rendered = render_thinking(jinja_str(thinking), allow_injection=True) if thinking is not MISSING else ""
+            if rendered:
+                n += 2
+                if ctx.guard:
+                    check_reasoning(rendered[8:-9], closer="</think>", index=i)
+            calls = _calls(ctx, m, i, len(out))
+            n += 2 * len(calls)
+            body = rendered + content_text(m.get("content")) + "\n".join(calls)
         else:
             body = content_text(m.get("content"))
             role = "system" if role == "developer" else jinja_str(role)
@@ -377,34 +328,63 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
     return out, n
 
 
-def render_chat(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,
-                add_generation_prompt: bool, guard: bool, kwargs: Mapping[str, Any]) -> str:
-    """Render normalised messages and tools with ``profile``'s rules (see ``render.render``)."""
-    ctx = _Ctx(profile, messages, guard)
+def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_prompt: bool,
+            kwargs: Mapping[str, Any]) -> tuple[list[str], int, str]:
+    """The output pieces, the number of ``<`` the renderer itself wrote, and the bos token written."""
+    profile = ctx.profile
+    bos = ""
     if profile.tools_block == "hermes":
         bos_token = kwargs.get("bos_token")
         bos = jinja_str(bos_token) if profile.bos and bos_token is not None else ""
         out, n = _hermes(ctx, tools, bos)
-        n += _control_tokens(bos)
+        n += _lt(bos)
     elif profile.tools_block == "qwen":
         out, n = _qwen(ctx, tools, kwargs.get("enable_thinking", MISSING))
     else:
         out, n = _omp(ctx, tools)
     if add_generation_prompt:
         if profile.generation_prompt_no_thinking is not None and kwargs.get("enable_thinking", MISSING) is False:
-            out.append(profile.generation_prompt_no_thinking)
+            prompt = profile.generation_prompt_no_thinking
         else:
-            out.append(profile.generation_prompt)
-        n += 1
+            prompt = profile.generation_prompt
+        out.append(prompt)
+        n += _lt(prompt)
+    return out, n, bos
+
+
+def render_chat(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,
+                add_generation_prompt: bool, guard: bool, kwargs: Mapping[str, Any]) -> str:
+    """Render normalised messages and tools with ``profile``'s rules (see ``render.render``).
+
+    With ``guard`` on, roles are checked, and when the pre-scan finds anything that could change how the
+    prompt parses (a ``<`` the renderer did not write, a name or arguments string outside the plain shape,
+    a custom role), the prompt is rendered again with a recorder and parsed back (``roundtrip.verify``).
+    """
+    ctx = _Ctx(profile, messages, guard)
+    out, n, _ = _render(ctx, tools, add_generation_prompt, kwargs)
     text = "".join(out)
-    if guard and _control_tokens(text) != n:
-        # more control tokens than the renderer wrote: some content carries one; find it and say where
-        check_control_tokens(messages, None)
-        raise RenderError("the rendered prompt holds a control token that does not come from the renderer "
-                          "(pass allow_injection=True to render it anyway)")
+    if guard and (ctx.suspect or _lt(text) != n):
+        check_round_trip(profile, messages, tools, add_generation_prompt=add_generation_prompt, kwargs=kwargs)
     return text
 
 
-def _control_tokens(text: str) -> int:
-    return text.count("<|im_start|>") + text.count("<|im_end|>")
+def check_round_trip(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None,
+                     *, add_generation_prompt: bool, kwargs: Mapping[str, Any]) -> None:
+    """Render with a recorder and parse the prompt back (the full check, whatever the pre-scan says).
 
+    Raises:
+        RenderError: the prompt would not parse back to this conversation.
+    """
+    rec = Recorder()
+    ctx = _Ctx(profile, messages, True, rec)
+    out, _, bos = _render(ctx, tools, add_generation_prompt, kwargs)
+    verify("".join(out), out, rec, profile=profile, bos=bos, messages=messages, tools=tools)
+
+
+def prescan(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,
+            add_generation_prompt: bool, kwargs: Mapping[str, Any]) -> tuple[str, int, bool]:
+    """The prompt, the number of ``<`` the renderer itself wrote into it, and whether the pre-scan found
+    something to check (the tests prove the pre-scan sound with it)."""
+    ctx = _Ctx(profile, messages, True)
+    out, n, _ = _render(ctx, tools, add_generation_prompt, kwargs)
+    return "".join(out), n, ctx.suspect

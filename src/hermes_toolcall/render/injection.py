@@ -1,7 +1,8 @@
-"""Injection safety: refuse content that would change how the rendered prompt parses (docs/parsing.md).
+"""Injection safety, the local checks: content that would change how its own block parses (docs/parsing.md).
 
-Two kinds of content are refused: control tokens (``<|im_start|>``, ``<|im_end|>``) anywhere, and text
-that would end a block early under the parsing rules: a ``</tool_response>`` (or a new
+These are exact for their block and run before (and besides) the round trip of ``roundtrip.py``, which is
+the definition of safe. Two kinds of content are refused: control tokens (``<|im_start|>``, ``<|im_end|>``)
+anywhere, and text that would end a block early under the parsing rules: a ``</tool_response>`` (or a new
 ``<tool_response>``) in a result, a ``</think>``/``</scratch_pad>`` in rendered reasoning, and text
 that ends a ``<tool_call>`` block early (verbatim string arguments, names with quotes).
 """
@@ -23,7 +24,7 @@ _WS = " \t\n\r"
 _SCAN = re.compile(r'["\\<]')
 
 
-def _refuse(what: str, where: str, index: int | None, offset: int) -> RenderError:
+def _refuse(what: str, where: str, index: int | None, offset: int, field: str | None = None) -> RenderError:
     place = f"message {index}" if index is not None else where
     detail = f" ({where})" if index is not None and where else ""
     return RenderError(
@@ -31,6 +32,7 @@ def _refuse(what: str, where: str, index: int | None, offset: int) -> RenderErro
         "(pass allow_injection=True to render it anyway)",
         message_index=index,
         offset=offset,
+        field=field or where,
     )
 
 
@@ -84,11 +86,13 @@ def check_control_tokens(messages: Sequence[Mapping[str, Any]], tools: Sequence[
                         check_text(text, where=f"tool call {k} {key}", index=index)
     for i, tool in enumerate(tools or ()):
         for text in _strings(tool):
-            check_text(text, where=f"tool {i}", index=None)
+            match = _CONTROL.search(text)
+            if match:
+                raise _refuse(f"control token {match.group()!r}", f"tool {i}", None, match.start(), f"tools[{i}]")
         dumped = dumps_compact(tool)
         pos = dumped.find("</tools>")
         if pos >= 0:  # the catalogue block ends at the first </tools>, string or not (docs/parsing.md §7)
-            raise _refuse("'</tools>' inside a tool definition", f"tool {i}", None, pos)
+            raise _refuse("'</tools>' inside a tool definition", f"tool {i}", None, pos, f"tools[{i}]")
 
 
 def block_end(inner: str, closer: str, opener: str) -> int:
@@ -126,7 +130,8 @@ def block_end(inner: str, closer: str, opener: str) -> int:
     return n
 
 
-def check_block(inner: str, *, closer: str, opener: str, where: str, index: int | None, shift: int = 1) -> None:
+def check_block(inner: str, *, closer: str, opener: str, where: str, index: int | None, shift: int = 1,
+                field: str | None = None) -> None:
     """Refuse a block body that would not end exactly at its own closer (it would end early, or the closer
     would fall inside a JSON string); the offset is reported minus ``shift``.
 
@@ -138,13 +143,14 @@ def check_block(inner: str, *, closer: str, opener: str, where: str, index: int 
     end = block_end(inner + closer, closer, opener)
     if end < len(inner):
         tag = closer if inner.startswith(closer, end) else opener
-        raise _refuse(f"{tag!r} inside {where}", where, index, max(0, end - shift))
+        raise _refuse(f"{tag!r} inside {where}", where, index, max(0, end - shift), field)
     if end > len(inner):
         raise _refuse(f"an unterminated JSON string in {where} (the closing {closer!r} would be inside it)", where,
-                      index, max(0, len(inner) - 1 - shift))
+                      index, max(0, len(inner) - 1 - shift), field)
 
 
-def check_reasoning(text: str, *, closer: str, index: int | None, shift: int = 0) -> None:
+def check_reasoning(text: str, *, closer: str, index: int | None, shift: int = 0,
+                    field: str = "reasoning_content") -> None:
     """Refuse reasoning text that contains its closing tag (reasoning has no string awareness); ``shift``
     is added to the reported offset (the rendered text may start later in the original).
 
@@ -153,4 +159,4 @@ def check_reasoning(text: str, *, closer: str, index: int | None, shift: int = 0
     """
     pos = text.find(closer)
     if pos >= 0:
-        raise _refuse(f"{closer!r} inside reasoning", "reasoning", index, pos + shift)
+        raise _refuse(f"{closer!r} inside reasoning", "reasoning", index, pos + shift, field)

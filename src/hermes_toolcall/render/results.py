@@ -43,19 +43,32 @@ def _image(part: dict[str, Any]) -> str:
     return f"[Image: {mime}]" if mime else "[Image]"
 
 
-def render_tool_response(content: Any) -> str:
+def render_tool_response(content: Any, *, allow_injection: bool = False) -> str:
     """One ``<tool_response>`` block with the content inserted raw (non-strings printed as Python ``str()``).
+
+    Unless ``allow_injection``, content that would not parse back as this one result (a control token, a
+    ``</tool_response>`` or ``<tool_response>`` that ends the block early, an open JSON string) is refused.
+
+    Raises:
+        RenderError: with ``field="content"`` and the offset.
 
     >>> render_tool_response('{"time": "21:04"}')
     '<tool_response>\\n{"time": "21:04"}\\n</tool_response>'
     """
-    return "<tool_response>\n" + jinja_str(content) + "\n</tool_response>"
+    text = jinja_str(content)
+    if not allow_injection:
+        from .injection import check_block, check_text
+
+        check_text(text, where="content", index=None)
+        check_block("\n" + text + "\n", closer="</tool_response>", opener="<tool_response>", where="content",
+                    index=None)
+    return "<tool_response>\n" + text + "\n</tool_response>"
 
 
-def render_tool_responses(contents: Iterable[Any]) -> str:
+def render_tool_responses(contents: Iterable[Any], *, allow_injection: bool = False) -> str:
     """Consecutive results joined by ``\\n``, as every dialect writes a run of results inside one turn.
 
     >>> render_tool_responses(["AAA", "BBB"])
     '<tool_response>\\nAAA\\n</tool_response>\\n<tool_response>\\nBBB\\n</tool_response>'
     """
-    return "\n".join(render_tool_response(c) for c in contents)
+    return "\n".join(render_tool_response(c, allow_injection=allow_injection) for c in contents)

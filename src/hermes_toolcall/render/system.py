@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import RenderError
 from ..jsonio import dumps_compact, dumps_spaced
 from ..profiles import DialectProfile, get_profile
+from .injection import check_control_tokens, check_text
 from .values import MISSING, crash, get, jinja_str, normalize_tools, require_str
 
 __all__ = [
@@ -95,17 +96,21 @@ def _python_type(spec: Any) -> str:
     return "Any"
 
 
-def hermes_tool_line(tool: Mapping[str, Any], *, index: int | None = None) -> str:
+def hermes_tool_line(tool: Mapping[str, Any], *, index: int | None = None, allow_injection: bool = False) -> str:
     """One tool of the Hermes ``tool_use`` catalogue: the template's hand-built pseudo-JSON (not valid JSON).
+
+    Unless ``allow_injection``, a control token or ``</tools>`` inside the tool is refused.
 
     Raises:
         RenderError: the template cannot render this tool (no name, no description, no parameters,
-            unknown parameter types).
+            unknown parameter types), or it holds a control token or ``</tools>``.
 
     >>> hermes_tool_line({"name": "now", "description": "Time.", "parameters": {"type": "object", "properties": {}}})
     '{"type": "function", "function": {"name": "now", "description": "now() - Time.\\n\\n", "parameters": {}}'
     """
     where = f"tool {index}" if index is not None else "the tool"
+    if not allow_injection:
+        check_control_tokens((), [tool])
     fn = get(tool, "function")
     if fn is not MISSING:
         tool = fn
@@ -154,6 +159,7 @@ def render_system_prompt(
     *,
     dialect: str | DialectProfile = "hermes",
     system: str | None = None,
+    allow_injection: bool = False,
 ) -> str:
     """The tools system turn exactly as the dialect's template writes it (``""`` when it writes none).
 
@@ -162,8 +168,11 @@ def render_system_prompt(
     with ``system`` merged before ``# Tools`` (or the dialect's default system text); for ``omp``
     the in-band prompt as a system turn, appended to ``system`` after a blank line.
 
+    Unless ``allow_injection``, the prompt must parse back to one system turn holding exactly these
+    tools (``roundtrip.verify_prompt``): control tokens and ``</tools>`` in the tools or ``system`` are refused.
+
     Raises:
-        RenderError: the template cannot render these tools.
+        RenderError: the template cannot render these tools, or the prompt would not parse back to them.
 
     >>> prompt = render_system_prompt([{"type": "function", "function": {"name": "f"}}], dialect="qwen3")
     >>> print(prompt[:125])
@@ -178,10 +187,19 @@ def render_system_prompt(
     """
     profile = get_profile(dialect)
     listed = normalize_tools(tools)
+    if not allow_injection:
+        from .roundtrip import verify_prompt  # local import: roundtrip imports the parser
+
+        check_control_tokens((), listed)
+        if system is not None:
+            check_text(system, where="system", index=None)
+        prompt = render_system_prompt(listed, dialect=profile, system=system, allow_injection=True)
+        verify_prompt(prompt, listed if listed or profile.tools_block == "hermes" else None, profile)
+        return prompt
     if profile.tools_block == "hermes":
         if listed is None and profile.tools_none == "error":
             raise RenderError(f"tools=None: the {profile.name} template raises TypeError; pass tools=[]")
-        lines = "\n".join(hermes_tool_line(t, index=i) for i, t in enumerate(listed or ()))
+        lines = "\n".join(hermes_tool_line(t, index=i, allow_injection=True) for i, t in enumerate(listed or ()))
         return "<|im_start|>system\n" + _HERMES_HEAD + lines + _HERMES_TAIL + profile.tools_turn_suffix
     if profile.tools_block == "qwen":
         if not listed:
@@ -192,7 +210,7 @@ def render_system_prompt(
         return "<|im_start|>system\n" + head + _QWEN_HEAD + body + _QWEN_TAIL
     if not listed:
         return ""
-    prompt = render_inband_tool_prompt(listed)
+    prompt = render_inband_tool_prompt(listed, allow_injection=True)
     text = system + "\n\n" + prompt if system is not None else prompt
     return "<|im_start|>system\n" + text + "<|im_end|>\n"
 
@@ -213,12 +231,19 @@ def omp_guide(name: str = "hermes.md") -> str:
     return _prompt_file(name)
 
 
-def render_tool_catalog(tools: Iterable[Mapping[str, Any]]) -> str:
-    """omp's ``renderToolCatalog``: one compact JSON line per tool.
+def render_tool_catalog(tools: Iterable[Mapping[str, Any]], *, allow_injection: bool = False) -> str:
+    """omp's ``renderToolCatalog``: one compact JSON line per tool (a control token or ``</tools>`` inside a
+    tool is refused unless ``allow_injection``).
+
+    Raises:
+        RenderError: a tool has no string name, or holds a control token or ``</tools>``.
 
     >>> render_tool_catalog([{"type": "function", "function": {"name": "ls"}}])
     '{"type":"function","function":{"name":"ls","description":"","parameters":{}}}'
     """
+    tools = list(tools)
+    if not allow_injection:
+        check_control_tokens((), tools)
     lines = []
     for i, tool in enumerate(tools):
         fn = get(tool, "function")
@@ -237,13 +262,18 @@ def render_tool_catalog(tools: Iterable[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def render_inband_tool_prompt(tools: Iterable[Mapping[str, Any]], *, guide: str = "hermes.md") -> str:
+def render_inband_tool_prompt(tools: Iterable[Mapping[str, Any]], *, guide: str = "hermes.md",
+                              allow_injection: bool = False) -> str:
     """omp's ``renderInbandToolPrompt``: ``prompt-template.md`` with the first ``{{TOOLS}}`` replaced by the
     catalogue, then the first ``{{DIALECT}}`` by the trimmed guide; ends with exactly one newline.
+
+    Raises:
+        RenderError: as ``render_tool_catalog``.
 
     >>> render_inband_tool_prompt([{"name": "ls"}]).splitlines()[8]
     '{"type":"function","function":{"name":"ls","description":"","parameters":{}}}'
     """
-    text = omp_guide("prompt-template.md").replace("{{TOOLS}}", render_tool_catalog(tools), 1)
+    text = omp_guide("prompt-template.md").replace(
+        "{{TOOLS}}", render_tool_catalog(tools, allow_injection=allow_injection), 1)
     text = text.replace("{{DIALECT}}", omp_guide(guide).strip(" \t\n\r\f\v"), 1)
     return text.rstrip("\n") + "\n"

@@ -129,6 +129,13 @@ def _message_from_parts(
 
 
 def _diag_findings(diagnostics: Sequence[Diagnostic], source: Source, shift: int) -> list[Finding]:
+    from .forged import forged_findings  # HT505-HT507: what an HT006 tail would forge (issue 12)
+
+    forged = [f for d in diagnostics if d.code == "HT006" for f in forged_findings(d, source, shift)]
+    return _shifted(diagnostics, source, shift) + forged
+
+
+def _shifted(diagnostics: Sequence[Diagnostic], source: Source, shift: int) -> list[Finding]:
     if not shift:
         return [(d, source.where_span(d.span)) for d in diagnostics]
     out = []
