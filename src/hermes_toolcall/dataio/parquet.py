@@ -97,15 +97,24 @@ class ParquetWriter:
         """Write the buffered records as one row group."""
         if not self._buffer:
             return
+        pa = self._pa
         try:
+            table = pa.Table.from_struct_array(pa.array(self._buffer))  # every key of every record
             if self._writer is None:
-                table = self._pa.Table.from_pylist(self._buffer)
                 self._writer = self._pq.ParquetWriter(self._path, table.schema)
             else:
-                table = self._pa.Table.from_pylist(self._buffer, schema=self._writer.schema)
+                schema = self._writer.schema
+                extra = [n for n in table.schema.names if n not in schema.names]
+                if extra:
+                    raise UsageError(f"cannot write {self._path}: a later record has the column(s) {extra}, "
+                                     f"which the file's schema (from its first {self._rows} records) has not")
+                names = table.schema.names
+                fields = [table.schema.field(f.name) if f.name in names else f for f in schema]
+                arrays = [table.column(f.name) if f.name in names else pa.nulls(len(table), f.type) for f in schema]
+                table = pa.Table.from_arrays(arrays, schema=pa.schema(fields)).cast(schema)
             self._writer.write_table(table)
-        except (self._pa.ArrowInvalid, self._pa.ArrowTypeError, OSError) as exc:
-            raise UsageError(f"cannot write {self._path}: {exc}") from exc
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError) as exc:
+            raise UsageError(f"cannot write {self._path}: a record does not fit the file's schema: {exc}") from exc
         self._buffer = []
 
     def close(self) -> None:
