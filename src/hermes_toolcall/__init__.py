@@ -5,6 +5,9 @@ The public API is what this module re-exports (see ``__all__``).
 
 from __future__ import annotations
 
+# datasets (issue 16): the optional dependencies are imported on first use
+from .dataio.convert import Converted, convert_records
+from .dataio.hf import DatasetReport, DatasetSummary, summarize_dataset, validate_dataset
 from .detect import DialectGuess, detect_dialect
 from .errors import (
     ConformanceError,
@@ -54,6 +57,9 @@ __all__ = [
     "DIALECTS",
     "Completion",
     "ConformanceError",
+    "Converted",
+    "DatasetReport",
+    "DatasetSummary",
     "DecodeError",
     "Diagnostic",
     "DialectGuess",
@@ -82,6 +88,7 @@ __all__ = [
     "ValidationError",
     "ValidationReport",
     "__version__",
+    "convert_records",
     "detect_dialect",
     "get_profile",
     "messages_from_openai",
@@ -98,6 +105,8 @@ __all__ = [
     "render_tool_response",
     "render_tool_responses",
     "sequential_ids",
+    "summarize_dataset",
     "validate",
+    "validate_dataset",
     "validate_record",
 ]

@@ -19,7 +19,7 @@ from ..validate.runner import Options, RecordResult, check_record
 from .extras import require
 from .rows import Columns, row_record
 
-__all__ = ["COLUMNS", "DatasetReport", "DatasetSummary", "summarize", "validate_dataset"]
+__all__ = ["COLUMNS", "DatasetReport", "DatasetSummary", "summarize_dataset", "validate_dataset"]
 
 COLUMNS = ("ht_ok", "ht_codes", "ht_findings")
 
@@ -39,7 +39,7 @@ class DatasetSummary:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DatasetReport:
     """The dataset with the ``ht_*`` columns added, and its summary (None for an ``IterableDataset``:
-    it is computed only when iterated; call ``summarize`` on it then)."""
+    it is computed only when iterated; call ``summarize_dataset`` on it then)."""
 
     dataset: Any
     summary: DatasetSummary | None
@@ -158,13 +158,13 @@ def validate_dataset(
             check, with_indices=True, batched=True, batch_size=batch_size, num_proc=num_proc, features=features,
             desc="hermes-toolcall validate",
         )
-        return DatasetReport(dataset=out, summary=summarize(out))
+        return DatasetReport(dataset=out, summary=summarize_dataset(out))
     features = datasets.Features({**ds.features, **_features(datasets)}) if ds.features is not None else None
     out = ds.map(check, with_indices=True, batched=True, batch_size=batch_size, features=features)
     return DatasetReport(dataset=out, summary=None)
 
 
-def summarize(ds: Any) -> DatasetSummary:
+def summarize_dataset(ds: Any) -> DatasetSummary:
     """The summary of a dataset that has the ``ht_*`` columns (iterates an ``IterableDataset``).
 
     Raises:

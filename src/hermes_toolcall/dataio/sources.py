@@ -159,11 +159,11 @@ def iter_rows(path: str | Path, columns: Columns = NO_MAPPING) -> Iterator[tuple
             ds = ds.select_columns(columns.needed())
         total = input_size(path)
         n = 0
-        for table in ds.with_format("arrow").iter(batch_size=_ROWS):
-            rows = table.to_pylist()
-            for row in rows:
+        for batch in ds.with_format(None).iter(batch_size=_ROWS):  # decoded by the features (Json, …)
+            names = list(batch)
+            for k in range(len(batch[names[0]]) if names else 0):
                 n += 1
-                yield n, row, total * n // max(1, len(ds))
+                yield n, {name: batch[name][k] for name in names}, total * n // max(1, len(ds))
     elif kind == "hub":
         for n, row in enumerate(_hub_dataset(str(path)), 1):
             yield n, row, 0
