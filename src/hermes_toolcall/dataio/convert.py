@@ -170,12 +170,29 @@ def _from_transcript(t: Transcript, dialect: str, tools: list[Any] | None) -> di
                 drop.append(index)
             else:
                 messages[index] = {**messages[index], "content": own}
+    if system_turns and system_index and not drop and _default_system(t, system_turns[0], dialect):
+        drop.append(system_index[0])
     messages = [m for i, m in enumerate(messages) if i not in drop]
     tools = tools if tools is not None else (found or None)
     out: dict[str, Any] = {"messages": messages}
     if tools:
         out["tools"] = tools
     return out
+
+
+def _default_system(t: Transcript, turn: Any, dialect: str) -> bool:
+    """Whether ``turn`` (the first system turn) is the default system text the template writes when a
+    conversation has none (Qwen 2.5: "You are Qwen, created by Alibaba Cloud. …")."""
+    from ..render import render
+
+    if t.turns[0] is not turn:
+        return False
+    try:
+        text = render([{"role": "user", "content": _MARK}], tools=[], dialect=dialect)
+        prefix = text.partition("<|im_start|>user")[0]
+    except HermesError:
+        return False
+    return bool(prefix) and t.source[turn.span.start : turn.span.end].rstrip("\n") == prefix.rstrip("\n")
 
 
 def _parse(text: str, dialect: str) -> Transcript:
@@ -224,7 +241,7 @@ def _render(record: Mapping[str, Any], dialect: str) -> str:
     from ..render import render
 
     messages = [{**m, "content": m.get("content") or ""} for m in record["messages"]]
-    text: str = render(messages, tools=record.get("tools"), dialect=dialect)
+    text: str = render(messages, tools=record.get("tools") or [], dialect=dialect)  # hermes needs a list
     return text
 
 
