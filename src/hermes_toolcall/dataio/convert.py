@@ -28,6 +28,7 @@ from ..ids import sequential_ids
 from ..model import ToolsBlock, Transcript
 from ..openai import messages_from_openai, messages_to_openai
 from ..profiles import DIALECTS, get_profile
+from . import codes as _codes  # noqa: F401  (registers HT610)
 
 __all__ = ["Converted", "Shape", "convert_record", "convert_records", "parse_shape"]
 

@@ -265,17 +265,6 @@ ENTRIES: tuple[Entry, ...] = (
         '{"messages": [{"content": "hi"}]}',
         "Fix the field as the message says.",
     ),
-    # ---- dataset conversion (issue 16: convert-dataset) -------------------------------------------
-    _e(
-        "HT610",
-        "record-not-convertible",
-        "error",
-        RECORDS,
-        "`convert-dataset` could not convert a record (not a record of the --from shape, a parse error in "
-        "its text, a conversation the target template refuses); it was skipped, nothing of it was written.",
-        "--from openai on a ShareGPT record; --to chatml:hermes on a tool without a description",
-        "Fix the record as the message says, or pick the right --from shape; validate the input first.",
-    ),
 )
 
 register(ENTRIES)
