@@ -225,3 +225,20 @@ def test_cli_json_output_identical_across_compressions(tmp_path: Path, capsys: p
         doc = json.loads(capsys.readouterr().out)
         outputs.append([{k: v for k, v in d.items() if k != "file"} for d in doc["diagnostics"]])
     assert all(o == outputs[0] for o in outputs) and outputs[0]
+
+
+def test_progress_on_a_tty_leaves_the_output_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = dataset_records(50, sharegpt=False)
+    path = tmp_path / "d.parquet"
+    pq.write_table(_table(records), path, row_group_size=10)
+    assert main(["validate", str(path), "--format", "json"]) == 1
+    quiet = capsys.readouterr().out
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["validate", str(path), "--format", "json"]) == 1
+    assert capsys.readouterr().out == quiet
+    src = tmp_path / "d.jsonl.zst"
+    src.write_bytes(zstandard.ZstdCompressor().compress(_jsonl_bytes(records)))
+    assert main(["convert-dataset", str(src), str(tmp_path / "o.jsonl"), "--from", "openai", "--to", "sharegpt"]) == 0
+    assert "50 record(s) written" in capsys.readouterr().err

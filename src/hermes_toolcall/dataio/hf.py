@@ -125,12 +125,15 @@ def validate_dataset(
     Raises:
         UsageError: ``ds`` is not a dataset, a mapped column is missing, or a bad code prefix.
 
-    >>> import datasets
-    >>> ds = datasets.Dataset.from_list([{"messages": [{"role": "user", "content": "hi"},
-    ...     {"role": "tool", "content": "42", "tool_call_id": "x"}]}])
-    >>> report = validate_dataset(ds)
-    >>> report.dataset[0]["ht_codes"], report.summary.failed
-    (['HT402'], 1)
+    >>> try:  # a list is not a dataset (and without the extra, the error names it)
+    ...     validate_dataset([{"messages": []}])
+    ... except UsageError as exc:
+    ...     print(type(exc).__name__)
+    UsageError
+
+    With ``ds = datasets.Dataset.from_list([{"messages": [{"role": "user", "content": "hi"},
+    {"role": "tool", "content": "42", "tool_call_id": "x"}]}])``, ``validate_dataset(ds).dataset[0]["ht_codes"]``
+    is ``['HT402']`` (tests/test_dataio_hf.py).
     """
     datasets = require("datasets")
     Selector(select, ignore)  # reject bad codes before any work
