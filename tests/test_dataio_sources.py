@@ -242,3 +242,11 @@ def test_progress_on_a_tty_leaves_the_output_alone(
     src.write_bytes(zstandard.ZstdCompressor().compress(_jsonl_bytes(records)))
     assert main(["convert-dataset", str(src), str(tmp_path / "o.jsonl"), "--from", "openai", "--to", "sharegpt"]) == 0
     assert "50 record(s) written" in capsys.readouterr().err
+
+
+def test_row_text_values_json_has_no_type_for() -> None:
+    from hermes_toolcall.dataio.rows import NO_MAPPING, row_text
+
+    assert row_text({"b": b"hi", "n": None, "x": (1, None)}, NO_MAPPING) == '{"b":"hi","x":[1,null]}'
+    assert row_text({1: None, 2: "x"}, NO_MAPPING) == '{"2":"x"}'
+    assert row_text({"dialog": [], "id": None}, Columns(messages="dialog")) == '{"messages":[]}'

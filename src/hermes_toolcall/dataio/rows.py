@@ -87,11 +87,30 @@ def drop_nulls(value: Any) -> Any:
     >>> drop_nulls({"role": "user", "content": "hi", "tool_calls": None, "x": [None, {"a": None}]})
     {'role': 'user', 'content': 'hi', 'x': [None, {}]}
     """
-    if isinstance(value, dict):
-        return {k if isinstance(k, str) else str(k): drop_nulls(v) for k, v in value.items() if v is not None}
+    kind = type(value)
+    if kind is dict:
+        return {
+            (k if type(k) is str else str(k)): (v if type(v) in _PLAIN else drop_nulls(v))
+            for k, v in value.items()
+            if v is not None
+        }
+    if kind is list:
+        return [v if type(v) in _PLAIN else drop_nulls(v) for v in value]
+    if kind in _PLAIN or value is None:
+        return value
+    return _json_value(value)
+
+
+_PLAIN = frozenset({str, int, float, bool})
+
+
+def _json_value(value: Any) -> Any:
+    """A value of another type as JSON (subclasses, tuples, bytes, dates, decimals, numpy values)."""
+    if isinstance(value, Mapping):
+        return drop_nulls(dict(value))
     if isinstance(value, list | tuple):
-        return [drop_nulls(v) for v in value]
-    if isinstance(value, str | int | float | bool) or value is None:
+        return drop_nulls(list(value))
+    if isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, bytes | bytearray | memoryview):
         data = bytes(value)
@@ -111,7 +130,11 @@ def drop_nulls(value: Any) -> Any:
 
 
 def row_text(row: Mapping[str, Any], columns: Columns) -> str:
-    """The JSON line of an Arrow row: the column mapping applied, then the Arrow-None rule."""
+    """The JSON line of an Arrow row: the column mapping applied, then the Arrow-None rule.
+
+    >>> row_text({"a": None, "b": [None, {"c": None, "d": "x:null,"}], "e": None}, NO_MAPPING)
+    '{"b":[null,{"d":"x:null,"}]}'
+    """
     return jsonio.dumps_fast(drop_nulls(columns.apply(row)))
 
 
