@@ -230,19 +230,22 @@ def ray_overhead(blocks: int = 200) -> None:
     print(f"  ray per-task overhead: {wall / blocks * 1000:.1f} ms per block ({blocks} empty map_batches tasks)")
 
 
-def memory(path: Path, kind: str) -> None:
-    """Peak RSS of a child process validating ``path`` (``kind``: how it was written)."""
+def memory(path: Path | None, kind: str) -> None:
+    """Peak RSS of a child process validating ``path`` (``kind``: how it was written; None: imports only)."""
     code = (
         "import resource, sys\n"
+        "import pyarrow.parquet, zstandard\n"
         "from hermes_toolcall.dataio.sources import iter_input\n"
         "from hermes_toolcall.validate.runner import Options, run\n"
-        "n = sum(1 for _ in run(iter_input(sys.argv[1]), Options(round_trip=False)))\n"
+        "n = sum(1 for _ in run(iter_input(sys.argv[1]), Options(round_trip=False))) if sys.argv[1:] else 0\n"
         "print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
     )
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", code, *([str(path)] if path is not None else [])]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True)
     n, rss = out.stdout.split()
-    print(f"  {kind:12s} {path.stat().st_size / 1e6:8.1f} MB on disk, {int(n):8d} records: peak RSS {rss} MB"
+    size = path.stat().st_size / 1e6 if path is not None else 0.0
+    print(f"  {kind:12s} {size:8.1f} MB on disk, {int(n):8d} records: peak RSS {rss} MB"
           f" ({time.perf_counter() - t:.0f} s)")
 
 
@@ -304,6 +307,8 @@ def main() -> None:
                 ray.shutdown()
         elif args.jobs != 1:
             parallel(path, args.jobs, False)
+        if args.memory:
+            memory(None, "imports only")
         for n in (args.memory, 4 * args.memory) if args.memory else ():
             big = Path(tmp) / f"openai-{n}.jsonl"
             make_dataset(big, n, sharegpt=False)

@@ -124,3 +124,11 @@ def test_bad_arguments(tmp_path: Path) -> None:
         ht.validate_dataset([{"messages": []}])
     with pytest.raises(UsageError, match="already has ht_ok"):
         ht.validate_dataset(ds.add_column("ht_ok", [True]))
+
+
+def test_convert_records_takes_dataset_rows(tmp_path: Path) -> None:
+    records = dataset_records(20, sharegpt=False)
+    ds = datasets.Dataset.from_list(records)  # rows carry None for absent keys (Arrow)
+    from_rows = [c.record for c in ht.convert_records(ds, source="openai", target="chatml:qwen3")]
+    from_dicts = [c.record for c in ht.convert_records(records, source="openai", target="chatml:qwen3")]
+    assert from_rows == from_dicts and all(isinstance(t, str) for t in from_rows)

@@ -12,8 +12,10 @@ Every record goes through one canonical form, an OpenAI record ``{"messages": [.
   ``<tools>`` block; out: the Hermes rendering cut into turns, ``tools`` as JSON text (as the public
   Hermes function-calling datasets write them).
 
-A record that cannot be converted (not a record of the source shape, a parse error, a conversation
-the target template refuses) is a ``Converted`` with ``error`` set and no output: never half-written.
+A dict record is read under the Arrow-None rule (a ``None``-valued key is absent), so the rows of a
+``datasets.Dataset`` can be passed as they come. A record that cannot be converted (not a record of
+the source shape, a parse error, a conversation the target template refuses) is a ``Converted`` with
+``error`` set and no output: never half-written.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..model import ToolsBlock, Transcript
 from ..openai import messages_from_openai, messages_to_openai
 from ..profiles import DIALECTS, get_profile
 from . import codes as _codes  # noqa: F401  (registers HT610)
+from .rows import drop_nulls
 
 __all__ = ["Converted", "Shape", "convert_record", "convert_records", "parse_shape"]
 
@@ -212,6 +215,7 @@ def _read(record: Any, shape: Shape, dialect: str) -> dict[str, Any]:
         return _from_transcript(_parse(record, dialect), dialect, None)
     if not isinstance(record, Mapping):
         raise _Skip(f"a record is a JSON object, not {type(record).__name__}")
+    record = drop_nulls(dict(record))  # rows of a datasets.Dataset carry None for absent keys (Arrow)
     tools = _tools_of(record.get("tools"))
     if shape == "openai":
         msgs = record.get("messages")
