@@ -250,3 +250,18 @@ def test_row_text_values_json_has_no_type_for() -> None:
     assert row_text({"b": b"hi", "n": None, "x": (1, None)}, NO_MAPPING) == '{"b":"hi","x":[1,null]}'
     assert row_text({1: None, 2: "x"}, NO_MAPPING) == '{"2":"x"}'
     assert row_text({"dialog": [], "id": None}, Columns(messages="dialog")) == '{"messages":[]}'
+
+
+def test_pipes_are_not_peeked(tmp_path: Path) -> None:
+    """A named pipe is left to the plain reader: opening it to sniff would block (or eat its first bytes)."""
+    import os
+    import signal
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    signal.alarm(10)  # sniff must not open the pipe (no writer: open would block)
+    try:
+        assert sniff(fifo) == "plain"
+        assert sniff("-") == "plain"
+    finally:
+        signal.alarm(0)

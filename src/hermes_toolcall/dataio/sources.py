@@ -63,11 +63,13 @@ def sniff(path: str | Path) -> Kind:
         if os.path.isfile(os.path.join(text, "state.json")):
             return "dataset"
         raise UsageError(f"{text} is a folder, not a dataset file or a `save_to_disk` folder")
+    if not os.path.isfile(text):
+        return "plain"  # a pipe, /dev/stdin, a missing file: the plain reader opens it once (never peeked here)
     try:
         with open(text, "rb") as fh:
             head = fh.read(8)
     except OSError:
-        return "plain"  # the plain reader reports it (or reads the pipe)
+        return "plain"  # the plain reader reports it
     for magic, kind in _MAGIC:
         if head.startswith(magic):
             return kind
