@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
@@ -41,7 +41,7 @@ class ToolSpec:
     schema: Mapping[str, Any] | None
     validator: Validator | None
     format_validator: Validator | None
-    fast: Any = None  # a jsonschema-rs validator with the same verdicts (see fastschema), or None
+    fast: Any = field(default=None, compare=False, repr=False)  # jsonschema-rs, same verdicts (fastschema)
 
     def check(self, arguments: Any, *, formats: bool = False) -> tuple[ArgumentError, ...]:
         """The schema violations of ``arguments`` (at most 20, ordered by path).
