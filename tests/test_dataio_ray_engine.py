@@ -61,6 +61,16 @@ def test_ray_output_is_byte_identical_to_jobs_1(
             assert _run(capsys, path, "--format", fmt, "--jobs", "0") == one
 
 
+def test_ray_on_a_saved_dataset(cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    datasets = pytest.importorskip("datasets", reason="the [datasets] extra is not installed")
+    datasets.disable_progress_bars()
+    folder = tmp_path / "saved"
+    datasets.Dataset.from_list(dataset_records(300, sharegpt=False)).save_to_disk(str(folder))
+    one = _run(capsys, str(folder), "--format", "json")
+    assert one[0] == 1
+    assert _run(capsys, str(folder), "--format", "json", "--engine", "ray") == one
+
+
 def test_ray_address_connects_to_a_running_cluster(cluster: str, inputs: dict[str, Path]) -> None:
     path = str(inputs["openai.parquet"])
     exe = [sys.executable, "-m", "hermes_toolcall"]
