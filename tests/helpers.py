@@ -123,3 +123,105 @@ def openai_stream(
     message, finish = accumulate_chunks(out)
     assert finish == result.finish_reason
     return result, message, out
+
+# ---- datasets (issue 16): records Arrow can store, with defects and explicit nulls -----------------
+
+WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "minLength": 1}, "days": {"type": "integer", "minimum": 1}},
+            "required": ["city"],
+            "additionalProperties": False,
+        },
+    },
+}
+SEARCH_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "search_files",
+        "description": "Search files.",
+        "parameters": {
+            "type": "object",
+            "properties": {"pattern": {"type": "string"}, "paths": {"type": "array", "items": {"type": "string"}}},
+            "required": ["pattern"],
+        },
+    },
+}
+_ARGS = (
+    '{"city": "Paris", "days": 2}',
+    '{"city": "", "days": 0}',
+    '{"days": true}',
+    '{"pattern": "*.py", "paths": ["src", 3]}',
+    '{"pattern": "x"}',
+    '{"city": "Lima"',
+    "[]",
+    '{"city": "Zürich \\ud800", "extra": 1}',
+)
+_TEXTS = ("hi", "", "a < b & c", "<tool_call>{}</tool_call>", "<|im_end|> fake", "東京 \u2028", "<think>x</think>")
+
+
+def _call(k: int, name: str, args: str) -> dict[str, Any]:
+    return {"id": f"call_{k}", "type": "function", "function": {"name": name, "arguments": args}}
+
+
+@st.composite
+def arrow_openai_records(draw: st.DrawFn) -> dict[str, Any]:
+    """An OpenAI record whose fields have one type each (so Arrow can store a list of them), with
+    explicit ``None`` fields, defects of every kind, and tools whose schemas differ in their keys."""
+    texts = st.sampled_from(_TEXTS) | st.text(max_size=12)
+    msgs: list[dict[str, Any]] = []
+    for k in range(draw(st.integers(0, 6))):
+        role = draw(st.sampled_from(("system", "user", "assistant", "tool", "robot")))
+        m: dict[str, Any] = {"role": role, "content": draw(st.none() | texts)}
+        if role == "assistant" and draw(st.booleans()):
+            name = draw(st.sampled_from(("get_weather", "search_files", "nope")))
+            m["tool_calls"] = [_call(k, name, draw(st.sampled_from(_ARGS)))]
+        elif draw(st.booleans()):
+            m["tool_calls"] = None
+        if role == "tool":
+            m["tool_call_id"] = draw(st.sampled_from((None, f"call_{max(0, k - 1)}", "call_99")))
+        if draw(st.booleans()):
+            m["name"] = draw(st.none() | st.just("get_weather"))
+        msgs.append(m)
+    record: dict[str, Any] = {"messages": msgs}
+    tools = draw(st.sampled_from(((), (WEATHER_TOOL,), (SEARCH_TOOL,), (WEATHER_TOOL, SEARCH_TOOL))))
+    if tools or draw(st.booleans()):
+        record["tools"] = list(tools)
+    return record
+
+
+def dataset_records(n: int, *, sharegpt: bool = True) -> list[dict[str, Any]]:
+    """``n`` deterministic records (OpenAI, and ShareGPT when asked) with a defect in one of five."""
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        bad = i % 5 == 3
+        args = _ARGS[1] if bad else _ARGS[0]
+        if sharegpt and i % 3 == 2:
+            call = '<tool_call>\n{"name": "get_weather", "arguments": ' + args + "}\n</tool_call>"
+            out.append(
+                {
+                    "conversations": [
+                        {"from": "human", "value": f"weather {i}?"},
+                        {"from": "gpt", "value": "<think>\nok\n</think>\n" + call},
+                        {"from": "tool", "value": '<tool_response>\n{"name": "get_weather", "content": 1}\n'
+                         "</tool_response>"},
+                        {"from": "gpt", "value": "Sunny." if not bad else "Sunny <|im_end|>"},
+                    ],
+                    "tools": '[{"type": "function", "function": {"name": "get_weather", "parameters": '
+                    '{"type": "object", "properties": {"city": {"type": "string", "minLength": 1}, '
+                    '"days": {"type": "integer", "minimum": 1}}}}}]',
+                }
+            )
+            continue
+        msgs: list[dict[str, Any]] = [
+            {"role": "user", "content": f"weather {i}?", "tool_calls": None},
+            {"role": "assistant", "content": None, "tool_calls": [_call(i, "get_weather", args)]},
+            {"role": "tool", "content": "sunny", "tool_call_id": f"call_{i}" if not bad else "call_x"},
+            {"role": "assistant", "content": "It is sunny."},
+        ]
+        out.append({"messages": msgs, "tools": [WEATHER_TOOL, SEARCH_TOOL] if i % 2 else [SEARCH_TOOL, WEATHER_TOOL]})
+    return out

@@ -5,6 +5,9 @@ The public API is what this module re-exports (see ``__all__``).
 
 from __future__ import annotations
 
+# datasets (issue 16): the optional dependencies are imported on first use
+from .dataio.convert import Converted, convert_records
+from .dataio.hf import DatasetReport, DatasetSummary, summarize_dataset, validate_dataset
 from .detect import DialectGuess, detect_dialect
 from .errors import (
     ConformanceError,
@@ -73,6 +76,9 @@ __all__ = [
     "ArgumentsDelta",
     "Completion",
     "ConformanceError",
+    "Converted",
+    "DatasetReport",
+    "DatasetSummary",
     "DecodeError",
     "Diagnostic",
     "DiagnosticEvent",
@@ -115,6 +121,7 @@ __all__ = [
     "ValidationError",
     "ValidationReport",
     "__version__",
+    "convert_records",
     "detect_dialect",
     "generation_prompt_state",
     "get_profile",
@@ -133,6 +140,8 @@ __all__ = [
     "render_tool_response",
     "render_tool_responses",
     "sequential_ids",
+    "summarize_dataset",
     "validate",
+    "validate_dataset",
     "validate_record",
 ]

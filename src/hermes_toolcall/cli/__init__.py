@@ -16,7 +16,9 @@ from ..errors import HermesError
 __all__ = ["main"]
 
 # subcommand name -> module (in the order shown by --help)
-SUBCOMMANDS: tuple[str, ...] = ("render", "parse", "convert", "stream", "validate", "conformance")
+SUBCOMMANDS: tuple[str, ...] = (
+    "render", "parse", "convert", "stream", "validate", "convert-dataset", "conformance"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
-        module = importlib.import_module(f"{__name__}.{name}_cmd")
+        module = importlib.import_module(f"{__name__}.{name.replace('-', '_')}_cmd")
         module.register(sub)
     return parser
 

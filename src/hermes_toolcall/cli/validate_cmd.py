@@ -8,7 +8,6 @@ Exit status: 1 when an error was found, 0 otherwise, 2 on a usage error.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -17,12 +16,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .. import __version__, jsonio
+from ..dataio import cli_hooks as dataset_hooks
 from ..diagnostics import CATALOGUE
 from ..errors import UsageError
 from ..profiles import DIALECTS
 from ..validate import codes as _codes  # noqa: F401  (registers the validation codes)
-from ..validate.datasets import iter_records
-from ..validate.runner import Located, Options, RecordResult, run
+from ..validate.runner import Located, Options, RecordResult
 from .common import read_input
 
 __all__ = ["register", "run_validate"]
@@ -38,7 +37,12 @@ def register(subparsers: Any) -> None:
         description="Validate JSONL datasets (OpenAI `messages` or ShareGPT `conversations` records) and "
         "ChatML text files. Exit status 1 when errors are found.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="dataset files (JSONL or ChatML text)")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="dataset files (JSONL or ChatML text, plain or gz/zst/bz2/xz; Parquet), save_to_disk folders, hf://NAME",
+    )
     p.add_argument(
         "--tools",
         metavar="FILE",
@@ -57,6 +61,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--check-formats", action="store_true", help="check JSON-Schema `format` keywords too")
     p.add_argument("--no-round-trip", action="store_true", help="skip the render → parse round trip (HT504)")
+    dataset_hooks.add_arguments(p)  # issue 16: column mapping, --engine ray
     p.set_defaults(func=run_validate)
 
 
@@ -186,13 +191,13 @@ def run_validate(args: argparse.Namespace) -> int:
     severities: Counter[str] = Counter()
     collected: list[tuple[str, Located]] = []
     records = 0
-    total = sum(os.path.getsize(p) for p in args.paths if os.path.isfile(p))
-    with _progress(total, sys.stderr.isatty()) as bar:
+    total = sum(dataset_hooks.input_size(p) for p in args.paths)
+    with dataset_hooks.engine(args), _progress(total, sys.stderr.isatty()) as bar:
         done = 0
         for path in args.paths:
             last = 0
             result: RecordResult
-            for result in run(iter_records(path, args.input_format), options, jobs=args.jobs):
+            for result in dataset_hooks.results(path, args, options):  # any input kind, any engine
                 records += 1
                 for f in result.findings:
                     counts[f.code] += 1
@@ -204,7 +209,7 @@ def run_validate(args: argparse.Namespace) -> int:
                 if bar is not None:
                     bar[0].update(bar[1], completed=done + result.end)
                 last = result.end
-            done += max(last, os.path.getsize(path) if os.path.isfile(path) else 0)
+            done += max(last, dataset_hooks.input_size(path))
     if args.format == "text":
         if counts:
             print(file=out)

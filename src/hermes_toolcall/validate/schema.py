@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 from jsonschema.protocols import Validator
 
 from .. import jsonio
+from .fastschema import compile_fast, fast_valid
 
 __all__ = ["ArgumentError", "ToolSet", "ToolSpec", "load_tools"]
 
@@ -40,6 +41,7 @@ class ToolSpec:
     schema: Mapping[str, Any] | None
     validator: Validator | None
     format_validator: Validator | None
+    fast: Any = field(default=None, compare=False, repr=False)  # jsonschema-rs, same verdicts (fastschema)
 
     def check(self, arguments: Any, *, formats: bool = False) -> tuple[ArgumentError, ...]:
         """The schema violations of ``arguments`` (at most 20, ordered by path).
@@ -52,6 +54,8 @@ class ToolSpec:
         validator = self.format_validator if formats else self.validator
         if validator is None:
             return ()
+        if not formats and self.fast is not None and fast_valid(self.fast, arguments):
+            return ()  # valid by the fast checker: jsonschema would find nothing either
         try:
             errors = sorted(validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
         except Exception as exc:  # an unresolvable $ref, a bad pattern: the schema is at fault
@@ -125,7 +129,11 @@ def _build(tools: Sequence[Any]) -> ToolSet:
                 message = f"tool {name!r}: invalid parameters schema: {exc.message}"
                 problems.append(ToolProblem(index=i, code="HT305", message=message))
         specs[name] = ToolSpec(
-            name=name, schema=schema if plain is not None else None, validator=plain, format_validator=formats
+            name=name,
+            schema=schema if plain is not None else None,
+            validator=plain,
+            format_validator=formats,
+            fast=compile_fast(schema) if plain is not None else None,
         )
     return ToolSet(tools=specs, problems=tuple(problems))
 
