@@ -1,0 +1,276 @@
+"""One request's engine for a serving stack: ``StreamParser`` + ``OpenAIChunker``, as merged deltas.
+
+The vLLM and SGLang adapters (``integrations.vllm``, ``integrations.sglang``) map these deltas to
+their own protocol classes; everything they share lives here, with no import of either server:
+
+- ``Policy``: what the request asks for (dialect, declared tools, ``tool_choice``, whether the
+  prompt opened reasoning, whether reasoning is the server's business or plain content).
+- ``stream_parser``: the one place the policy becomes ``StreamParser`` keywords.
+- ``Session``: feed text deltas, get ``Delta`` values (content, reasoning, call pieces); ``close()``
+  flushes what the engine held back. Calls are sent whole when their block ends (``eager=False``,
+  the default: a truncated call is never sent), or announced at their name with argument deltas
+  (``eager=True``).
+- ``complete``: the non-streaming result, computed by the same code fed in one piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ids import IdFactory, openai_ids
+from ..model import ReasoningKind
+from ..statemachine import StreamParser
+from ..statemachine.events import (
+    Event,
+    ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
+    ToolCallEnd,
+    new_text_delta,
+)
+from ..statemachine.openai_chunks import OpenAIChunker
+
+__all__ = ["CallDelta", "CallRecord", "Delta", "Policy", "Session", "complete", "stream_parser", "tool_names"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """What one request asks of the parser.
+
+    Attributes:
+        dialect: the dialect name (``hermes``, ``qwen3``, ``qwq``, …).
+        tools: the declared tool names (None: the request declared none).
+        tool_choice: ``none`` (no calls: the output is content, verbatim), ``auto``, ``required``,
+            or the name of the one tool the request forces.
+        starts_in_reasoning: the prompt left a reasoning block open (read from the prompt).
+        reasoning_as_content: reasoning blocks are written back verbatim into the content (the
+            server has no reasoning parser, or another parser already took the leading reasoning).
+        eager: announce calls at their name and stream their arguments (else send each call whole
+            when its block ends).
+        ids: the call id factory.
+    """
+
+    dialect: str = "hermes"
+    tools: frozenset[str] | None = None
+    tool_choice: str = "auto"
+    starts_in_reasoning: bool = False
+    reasoning_as_content: bool = False
+    eager: bool = False
+    ids: IdFactory = openai_ids
+
+
+def tool_names(tools: Iterable[Any] | None) -> frozenset[str] | None:
+    """The function names of OpenAI tool objects (dicts or pydantic models); None when there are none.
+
+    >>> tool_names([{"type": "function", "function": {"name": "w"}}])
+    frozenset({'w'})
+    """
+    if not tools:
+        return None
+    names = set()
+    for tool in tools:
+        data = tool if isinstance(tool, Mapping) else getattr(tool, "model_dump", lambda: {})()
+        function = data.get("function") or {}
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if isinstance(name, str):
+            names.add(name)
+    return frozenset(names)
+
+
+def stream_parser(policy: Policy) -> StreamParser:
+    """The engine for ``policy``: the one place the request's policy becomes parser keywords.
+
+    >>> stream_parser(Policy(dialect="qwen3")).options.profile.name
+    'qwen3'
+    """
+    # Today's engine has no parse-time tools policy (issue 13 adds ``tools=`` / ``undeclared=`` and
+    # ``starts_in_reasoning=``): undeclared names are kept as calls, and an open reasoning block is
+    # replayed from the prompt by ``Session`` (``_replay``).
+    return StreamParser(dialect=policy.dialect, stream_arguments=policy.eager, ids=policy.ids)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallDelta:
+    """A piece of one call: ``id`` and ``name`` in its first piece only, ``arguments`` appended."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Delta:
+    """What one fed delta produced: content, reasoning, call pieces (empty strings: nothing)."""
+
+    content: str = ""
+    reasoning: str = ""
+    calls: tuple[CallDelta, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.content or self.reasoning or self.calls)
+
+
+@dataclass(slots=True, kw_only=True)
+class CallRecord:
+    """Bookkeeping of one sent call: what the client has (``arguments`` is every piece sent)."""
+
+    index: int
+    id: str
+    name: str
+    arguments: str = ""
+    valid: bool | None = None  # None while the block is open
+
+
+def _merge(chunks: Sequence[Mapping[str, Any]]) -> Delta:
+    content: list[str] = []
+    reasoning: list[str] = []
+    calls: dict[int, CallDelta] = {}
+    for chunk in chunks:
+        delta = chunk["choices"][0]["delta"]
+        if delta.get("content"):
+            content.append(delta["content"])
+        if delta.get("reasoning_content"):
+            reasoning.append(delta["reasoning_content"])
+        for entry in delta.get("tool_calls") or ():
+            index = entry["index"]
+            function = entry.get("function") or {}
+            arguments = function.get("arguments") or ""
+            have = calls.get(index)
+            if have is None:
+                name = function.get("name")
+                calls[index] = CallDelta(index=index, id=entry.get("id"), name=name, arguments=arguments)
+            else:
+                calls[index] = CallDelta(index=index, id=have.id, name=have.name, arguments=have.arguments + arguments)
+    return Delta(content="".join(content), reasoning="".join(reasoning), calls=tuple(calls.values()))
+
+
+def _tag(kind: ReasoningKind, closing: bool) -> str:
+    return f"</{kind}>" if closing else f"<{kind}>"
+
+
+@dataclass(slots=True)
+class Session:
+    """One request's stream: feed deltas, get ``Delta`` values; ``close()`` at the end.
+
+    Args:
+        policy: the request's policy.
+
+    >>> s = Session(Policy(ids=lambda n: f"call_{n}"))
+    >>> s.feed('Hi <tool_call>{"name": "f", "arguments": {"a": 1}}</tool')
+    Delta(content='Hi', reasoning='', calls=())
+    >>> s.feed("_call>").calls
+    (CallDelta(index=0, id='call_0', name='f', arguments='{"a": 1}'),)
+    >>> s.close()
+    Delta(content='', reasoning='', calls=())
+    """
+
+    policy: Policy
+    parser: StreamParser = field(init=False)
+    chunker: OpenAIChunker = field(init=False)
+    calls: list[CallRecord] = field(init=False, default_factory=list)
+    closed: bool = field(init=False, default=False)
+    _by_id: dict[str, CallRecord] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.parser = stream_parser(self.policy)
+        self.chunker = OpenAIChunker(eager=self.policy.eager)
+        self.chunker.start()  # the role chunk: servers send the role themselves
+        if self.policy.starts_in_reasoning:
+            self._replay()
+
+    def _replay(self) -> None:
+        """Enter the reasoning block the prompt opened (until ``starts_in_reasoning=`` lands in the engine)."""
+        kind = self.parser.options.profile.reasoning_kinds[0]
+        self.chunker.feed(self.parser.feed(_tag(kind, False)))  # a ReasoningStart: no chunk
+
+    def feed(self, text: str) -> Delta:
+        """Feed the next delta of the model's output.
+
+        Raises:
+            StreamError: the session was already closed.
+        """
+        if self.policy.tool_choice == "none":
+            self.parser.feed(text)  # the engine still checks the session's use (feed after close)
+            return Delta(content=text)
+        return _merge(self._chunks(self.parser.feed(text)))
+
+    def close(self) -> Delta:
+        """End of the output: flush what the engine held back; a truncated call is reported invalid.
+
+        Raises:
+            StreamError: the session was already closed.
+        """
+        self.closed = True
+        events = self.parser.close()
+        if self.policy.tool_choice == "none":
+            return Delta()
+        chunks = self._chunks(events)
+        chunks += [c for c in self.chunker.finish() if c["choices"][0]["finish_reason"] is None]
+        return _merge(chunks)
+
+    def _chunks(self, events: list[Event]) -> list[dict[str, Any]]:
+        if self.policy.reasoning_as_content:
+            events = _reasoning_as_text(events)
+        chunks = self.chunker.feed(events)
+        for chunk in chunks:
+            for entry in chunk["choices"][0]["delta"].get("tool_calls") or ():
+                function = entry.get("function") or {}
+                if "id" in entry:
+                    record = CallRecord(index=entry["index"], id=entry["id"], name=function.get("name", ""))
+                    self.calls.append(record)
+                    self._by_id[record.id] = record
+                self.calls[entry["index"]].arguments += function.get("arguments") or ""
+        for e in events:
+            if isinstance(e, ToolCallEnd) and e.id in self._by_id:
+                self._by_id[e.id].valid = e.call is not None
+        return chunks
+
+
+def _reasoning_as_text(events: Iterable[Event]) -> list[Event]:
+    """Reasoning events as the verbatim text they were read from (tags included)."""
+    out: list[Event] = []
+    for e in events:
+        if isinstance(e, ReasoningStart):
+            if e.opened:
+                out.append(new_text_delta(_tag(e.kind, False)))
+        elif isinstance(e, ReasoningDelta):
+            out.append(new_text_delta(e.text))
+        elif isinstance(e, ReasoningEnd):
+            if e.closed:
+                out.append(new_text_delta(_tag(e.kind, True)))
+        else:
+            out.append(e)
+    return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Result:
+    """A whole output's parse for a server: content, reasoning and the valid calls (id, name, arguments)."""
+
+    content: str | None
+    reasoning: str | None
+    calls: tuple[CallRecord, ...]
+
+
+def complete(text: str, policy: Policy) -> Result:
+    """The non-streaming result: ``text`` through a ``Session`` in one piece, calls sent whole.
+
+    >>> r = complete('<tool_call>{"name": "f", "arguments": {}}</tool_call>', Policy())
+    >>> r.content, [(c.name, c.arguments) for c in r.calls]
+    (None, [('f', '{}')])
+    """
+    session = Session(Policy(**{**_fields(policy), "eager": False}))
+    first, last = session.feed(text), session.close()
+    content = first.content + last.content
+    reasoning = first.reasoning + last.reasoning
+    calls = tuple(c for c in session.calls if c.valid)
+    if policy.tool_choice == "none":
+        return Result(content=text, reasoning=None, calls=())
+    return Result(content=content if content or not calls else None, reasoning=reasoning or None, calls=calls)
+
+
+def _fields(policy: Policy) -> dict[str, Any]:
+    return {name: getattr(policy, name) for name in Policy.__dataclass_fields__}
