@@ -1,0 +1,137 @@
+"""SGLang plugin: a ``BaseFormatDetector`` on hermes-toolcall's streaming engine.
+
+    python -m hermes_toolcall.integrations.sglang_launch --model-path MODEL --tool-call-parser hermes_toolcall
+
+SGLang has no plugin flag for tool parsers: ``register()`` adds ``hermes_toolcall`` (dialect from
+``HERMES_TOOLCALL_DIALECT``, default ``hermes``) and ``hermes_toolcall_<dialect>`` to
+``FunctionCallParser.ToolCallParserEnum``; the launcher (``integrations.sglang_launch``) calls it
+and then starts ``sglang.launch_server``'s server. When hermes-toolcall is pip-installed in the
+server's environment, SGLang's general-plugin entry point (``sglang.srt.plugins``) calls
+``register()`` too. One detector per request (SGLang makes one ``FunctionCallParser`` per choice),
+fed deltas; ``finish()`` closes the engine. Calls are sent whole when their block closes, or with
+``HERMES_TOOLCALL_EAGER=1`` announced at their name with argument deltas; the detector's
+``prev_tool_call_arr`` / ``streamed_args_for_tool`` hold exactly what was sent, so SGLang's
+end-of-stream "unstreamed arguments" check sends nothing. Reasoning the detector sees is content,
+verbatim (SGLang's reasoning parser runs before it).
+
+Requires the ``sglang`` extra (``pip install 'hermes-toolcall[sglang]'``, SGLang 0.5.23).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from . import require
+
+require("sglang.srt.function_call.base_format_detector", "sglang")
+
+from sglang.srt.function_call.base_format_detector import BaseFormatDetector  # noqa: E402
+from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem  # noqa: E402
+from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
+
+from ..profiles import DIALECTS  # noqa: E402
+from ..render import render_tool_call  # noqa: E402
+from .session import Delta, Policy, Session, complete, tool_names  # noqa: E402
+
+__all__ = ["HermesDetector", "register", "structure_of"]
+
+NAME = "hermes_toolcall"
+
+
+def _eager() -> bool:
+    return os.environ.get("HERMES_TOOLCALL_EAGER", "") not in ("", "0", "false", "no")
+
+
+def structure_of(name: str, dialect: str) -> StructureInfo:
+    """The constrained-generation frame of a call to ``name``: the dialect's own rendering around ``arguments``.
+
+    >>> structure_of("f", "hermes").begin
+    '<tool_call>\\n{"name": "f", "arguments": '
+    """
+    text = render_tool_call({"name": name, "arguments": {}}, dialect=dialect)
+    at = text.rindex("{}")
+    return StructureInfo(begin=text[:at], end=text[at + 2 :], trigger="<tool_call>")
+
+
+class HermesDetector(BaseFormatDetector):  # type: ignore[misc]
+    """SGLang detector for the Hermes format (every dialect), one engine per request."""
+
+    dialect: str | None = None  # None: HERMES_TOOLCALL_DIALECT
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bot_token = "<tool_call>"
+        self.eot_token = "</tool_call>"
+        self._session: Session | None = None
+
+    def _dialect(self) -> str:
+        return self.dialect or os.environ.get("HERMES_TOOLCALL_DIALECT", "hermes")
+
+    def _policy(self, tools: Any, *, eager: bool) -> Policy:
+        return Policy(dialect=self._dialect(), tools=tool_names(tools), reasoning_as_content=True, eager=eager)
+
+    @classmethod
+    def parses_without_tools(cls) -> bool:
+        """Calls are read even when the request declares no tools (their text never leaks into content)."""
+        return True
+
+    def has_tool_call(self, text: str) -> bool:
+        """Whether the text has a call block (SGLang then asks ``detect_and_parse``)."""
+        return self.bot_token in text
+
+    def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
+        """Non-streaming: the valid calls (``tool_index`` is the call's ordinal) and the content."""
+        result = complete(text, self._policy(tools, eager=False))
+        calls = [ToolCallItem(tool_index=c.index, name=c.name, parameters=c.arguments) for c in result.calls]
+        return StreamingParseResult(normal_text=result.content or "", calls=calls)
+
+    def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
+        """Streaming: feed the new text (SGLang passes only the delta)."""
+        if self._session is None:
+            self._session = Session(self._policy(tools, eager=_eager()))
+        if self._session.closed:
+            return StreamingParseResult()
+        return self._sent(self._session.feed(new_text))
+
+    def finish(self, tools: Any) -> StreamingParseResult:
+        """End of the stream: the held-back text; an unfinished call is not sent."""
+        if self._session is None or self._session.closed:
+            return StreamingParseResult()
+        return self._sent(self._session.close())
+
+    def _sent(self, delta: Delta) -> StreamingParseResult:
+        calls = []
+        for piece in delta.calls:
+            if piece.id is not None:
+                self.prev_tool_call_arr.append({"name": piece.name, "arguments": ""})
+                self.streamed_args_for_tool.append("")
+                self.current_tool_id = piece.index
+                self.current_tool_name_sent = True
+            self.streamed_args_for_tool[piece.index] += piece.arguments
+            self.prev_tool_call_arr[piece.index]["arguments"] = self.streamed_args_for_tool[piece.index]
+            calls.append(ToolCallItem(tool_index=piece.index, name=piece.name, parameters=piece.arguments))
+        return StreamingParseResult(normal_text=delta.content, calls=calls)
+
+    def structure_info(self) -> Any:
+        """The frame of a call for SGLang's structural tags (``<tool_call>`` triggers it)."""
+        dialect = self._dialect()
+        return lambda name: structure_of(name, dialect)
+
+
+def register() -> None:
+    """Add ``hermes_toolcall`` and ``hermes_toolcall_<dialect>`` to SGLang's parser table (idempotent).
+
+    >>> register(); "hermes_toolcall" in FunctionCallParser.ToolCallParserEnum
+    True
+    """
+    table = FunctionCallParser.ToolCallParserEnum
+    table[NAME] = HermesDetector
+    for dialect in DIALECTS:
+        suffix = dialect.replace("-", "_").replace(".", "")
+        table[f"{NAME}_{suffix}"] = type(
+            f"HermesDetector_{suffix}", (HermesDetector,), {"dialect": dialect, "__module__": __name__}
+        )
+
+
+register()
