@@ -32,7 +32,7 @@ build() {  # build NAME REQUIREMENT
         echo "$2 built $(date -u +%FT%TZ)" > "$dir/$STAMP"
         echo "== heavy venv $dir: built"
     fi
-    "$dir/bin/python" -m pip install --quiet "${DEPS[@]}"
+    "$dir/bin/python" -m pip install --quiet "${DEPS[@]}" "pytest>=8.0"  # tests/integrations/inside/ run in it
 }
 
 mkdir -p "$CACHE"

@@ -107,22 +107,26 @@ class LeadingReasoning:
         return self._split(self._parser.close(), final=True)
 
     def _split(self, events: list[Event], *, final: bool) -> Split:
-        reasoning = []
         hand_over = False
+        lead: list[Event] = []  # the events of the leading block (the rest belongs to the tool parser)
         for e in events:
+            if self._closed_at >= 0 or hand_over:
+                break
             if isinstance(e, ReasoningStart) and self._kind is None and e.opened:
                 self._kind = e.kind
-            elif isinstance(e, ReasoningEnd) and self._closed_at < 0 and e.closed:
+            elif isinstance(e, ReasoningEnd) and e.closed:
                 raw = "".join(self._raw)
                 self._raw = [raw]
                 closer = f"</{e.kind}>"
                 self._closed_at = raw.find(closer) + len(closer)
             elif isinstance(e, TextDelta) and self._kind is None and e.text.strip(_WS):
                 hand_over = True  # the output does not start with reasoning
+                break
             elif isinstance(e, (ToolCallStart, ToolCallEnd)) and self._kind is None:
                 hand_over = True
-        for chunk in self._chunker.feed(events):
-            reasoning.append(chunk["choices"][0]["delta"].get("reasoning_content") or "")
+                break
+            lead.append(e)
+        reasoning = [c["choices"][0]["delta"].get("reasoning_content") or "" for c in self._chunker.feed(lead)]
         if self._kind is None and self._parser.state not in _TEXT_STATES:
             hand_over = True  # a call (or another block) opened first
         if self._closed_at >= 0:

@@ -32,7 +32,7 @@ from ..statemachine.events import (
 )
 from ..statemachine.openai_chunks import OpenAIChunker
 
-__all__ = ["CallDelta", "CallRecord", "Delta", "Policy", "Session", "complete", "stream_parser", "tool_names"]
+__all__ = ["CallDelta", "CallRecord", "Delta", "Policy", "Result", "Session", "complete", "stream_parser", "tool_names"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

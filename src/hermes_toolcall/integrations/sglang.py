@@ -32,7 +32,7 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser  # 
 
 from ..profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
-from .session import Delta, Policy, Session, complete, tool_names  # noqa: E402
+from .session import Delta, Policy, Result, Session, complete, tool_names  # noqa: E402
 
 __all__ = ["HermesDetector", "register", "structure_of"]
 
@@ -64,6 +64,7 @@ class HermesDetector(BaseFormatDetector):  # type: ignore[misc]
         self.bot_token = "<tool_call>"
         self.eot_token = "</tool_call>"
         self._session: Session | None = None
+        self._last: tuple[str, Result] | None = None
 
     def _dialect(self) -> str:
         return self.dialect or os.environ.get("HERMES_TOOLCALL_DIALECT", "hermes")
@@ -77,12 +78,23 @@ class HermesDetector(BaseFormatDetector):  # type: ignore[misc]
         return True
 
     def has_tool_call(self, text: str) -> bool:
-        """Whether the text has a call block (SGLang then asks ``detect_and_parse``)."""
-        return self.bot_token in text
+        """Whether parsing changes the text: a call, or markup the stream would not show as content.
+
+        SGLang's non-streaming path consults the detector only when this is true, so it must be
+        true whenever the streamed content would differ from the raw text (a truncated call, a
+        control token), or the two paths would disagree. The parse is kept for ``detect_and_parse``.
+        """
+        result = self._complete(text, None)
+        return bool(result.calls) or result.content != text
+
+    def _complete(self, text: str, tools: Any) -> Result:
+        if self._last is None or self._last[0] != text:  # the tools do not change the parse (yet)
+            self._last = (text, complete(text, self._policy(tools, eager=False)))
+        return self._last[1]
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         """Non-streaming: the valid calls (``tool_index`` is the call's ordinal) and the content."""
-        result = complete(text, self._policy(tools, eager=False))
+        result = self._complete(text, tools)
         calls = [ToolCallItem(tool_index=c.index, name=c.name, parameters=c.arguments) for c in result.calls]
         return StreamingParseResult(normal_text=result.content or "", calls=calls)
 

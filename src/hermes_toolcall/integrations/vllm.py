@@ -45,7 +45,7 @@ from ..profiles import DIALECTS  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
 from .session import Delta, Policy, Session, complete, tool_names  # noqa: E402
 
-__all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of"]
+__all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
 NAME = "hermes_toolcall"
 
@@ -268,3 +268,82 @@ def _register() -> None:
 
 
 _register()
+
+
+# ---------------------------------------------------------------------------------------------- scoring
+
+_BUILTIN: dict[str, Any] = {}
+
+
+def _builtin_parser(name: str) -> tuple[Any, Any]:
+    """vLLM's own parser class ``name`` composed as the server does, with the local tokenizer (cached)."""
+    if name not in _BUILTIN:
+        import tempfile
+
+        from vllm.parser import ParserManager
+        from vllm.tokenizers import get_tokenizer
+
+        from .tokenizer import build
+
+        tokenizer = get_tokenizer(build(tempfile.mkdtemp(prefix="hermes-toolcall-tok-")))
+        _BUILTIN[name] = (ParserManager.get_parser(tool_parser_name=name, enable_auto_tools=True), tokenizer)
+    cls, tokenizer = _BUILTIN[name]
+    return cls, tokenizer
+
+
+def run_vllm_parser(name: str, chunks: Sequence[str]) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+    """Stream ``chunks`` through vLLM's ``ChatStreamProcessor`` with tool parser ``name``: (content, reasoning, calls).
+
+    Each chunk is one delta (its token ids from the local tokenizer); the last carries ``finish_reason``.
+    """
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+
+    cls, tokenizer = _builtin_parser(name)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=True)
+    processor = ChatStreamProcessor(request, cls(tokenizer, request.tools), enable_auto_tools=True, parser_cls=cls)
+    content: list[str] = []
+    reasoning: list[str] = []
+    calls: dict[int, list[str]] = {}
+    prompt = tokenizer.encode("<|im_start|>assistant\n")
+    pieces = [c for c in chunks if c] or [""]
+    for n, chunk in enumerate(pieces):
+        step = processor.step(chunk, tokenizer.encode(chunk), "stop" if n == len(pieces) - 1 else None, prompt)
+        delta = step.delta
+        if delta is None:
+            continue
+        content.append(delta.content or "")
+        reasoning.append(delta.reasoning or "")
+        for tc in delta.tool_calls:
+            entry = calls.setdefault(tc.index, ["", ""])
+            if tc.function is not None:
+                entry[0] += tc.function.name or ""
+                entry[1] += tc.function.arguments or ""
+    return "".join(content) or None, "".join(reasoning) or None, [(n, a) for n, a in calls.values()]
+
+
+def _scorer(name: str) -> Any:
+    from .. import jsonio
+    from ..conformance.adapter import CallOut, Outcome, Request
+
+    def score(request: Request) -> Outcome:
+        content, reasoning, calls = run_vllm_parser(name, request.chunks)
+        return Outcome(
+            calls=tuple(CallOut(name=n, arguments=jsonio.loads_or_none(a)) for n, a in calls),
+            content=content,
+            reasoning=reasoning,
+        )
+
+    score.adapter_name = f"vllm {name}"  # type: ignore[attr-defined]
+    score.streaming = True  # type: ignore[attr-defined]
+    score.levels = ("completion",)  # type: ignore[attr-defined]
+    score.options = ()  # type: ignore[attr-defined]
+    return score
+
+
+#: Conformance adapter: vLLM's own ``hermes`` tool parser, streamed through ``ChatStreamProcessor``
+#: (``hermes-toolcall conformance --adapter hermes_toolcall.integrations.vllm:score_builtin``).
+score_builtin = _scorer("hermes")
+#: Conformance adapter: this plugin through the same path (``…integrations.vllm:score_plugin``).
+score_plugin = _scorer(NAME)

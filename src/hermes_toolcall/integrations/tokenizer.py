@@ -1,17 +1,22 @@
-"""A local byte-level BPE tokenizer with the format's special tokens (built with ``tokenizers``, no download).
+"""A local byte-level BPE tokenizer with the format's special tokens (``tokenizers``; nothing downloaded).
 
-Used by the scripts that run inside the vLLM / SGLang virtual environments: ``build(directory)``
-trains a small vocabulary on the format's own text and saves it with ``transformers`` as a fast
-tokenizer, so the servers load it the way they load a model's tokenizer.
+For the integration tests, ``bench/serving.py`` and the ``score_builtin`` conformance adapters:
+``build(directory)`` trains a small vocabulary on the format's own text and saves it with
+``transformers`` as a fast tokenizer, so the servers load it the way they load a model's. Needs
+``tokenizers`` and ``transformers`` (both come with vLLM and SGLang).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = ["ADDED", "SPECIAL", "build"]
+
 SPECIAL = ["<|im_start|>", "<|im_end|>", "<|endoftext|>"]
-ADDED = ["<tool_call>", "</tool_call>", "<think>", "</think>", "<tool_response>", "</tool_response>",
-         "<scratch_pad>", "</scratch_pad>", "<tools>", "</tools>"]
+ADDED = [
+    "<tool_call>", "</tool_call>", "<think>", "</think>", "<tool_response>", "</tool_response>",
+    "<scratch_pad>", "</scratch_pad>", "<tools>", "</tools>",
+]  # fmt: skip
 _CORPUS = [
     '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>',
     "Let me check the weather for you. I will call the tool now and then answer.",
@@ -22,7 +27,7 @@ _CORPUS = [
 
 
 def build(directory: str | Path) -> str:
-    """Train, save and return the directory of the tokenizer."""
+    """Train the tokenizer, save it in ``directory`` and return the directory."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -35,9 +40,6 @@ def build(directory: str | Path) -> str:
     )
     tok.train_from_iterator(_CORPUS * 20, trainer=trainer)
     tok.add_tokens(ADDED)
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, bos_token=None, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-        unk_token=None,
-    )
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
     fast.save_pretrained(str(directory))
     return str(directory)
