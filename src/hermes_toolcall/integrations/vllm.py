@@ -108,6 +108,9 @@ class HermesToolParser(ToolParser):  # type: ignore[misc]
 
     engine_based_streaming = True
     supports_required_and_named = False  # the model writes <tool_call> blocks for every tool_choice
+    # required / named tool_choice: vLLM constrains the output with xgrammar's builtin Hermes
+    # structural tag (VLLM_ENFORCE_STRICT_TOOL_CALLING, on by default), which this parser reads
+    structural_tag_model = "hermes"
     dialect: str | None = None  # None: HERMES_TOOLCALL_DIALECT
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None) -> None:
@@ -120,6 +123,13 @@ class HermesToolParser(ToolParser):  # type: ignore[misc]
 
     def _policy(self, request: Any) -> Policy:
         return policy_of(request, dialect=self._dialect(), tools=self.tools)
+
+    def adjust_request(self, request: Any) -> Any:
+        """Keep special tokens in the text when tools are in play (some tokenizers mark ``<tool_call>`` special)."""
+        request = super().adjust_request(request)
+        if request.tools and request.tool_choice != "none":
+            request.skip_special_tokens = False
+        return request
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         """Non-streaming: the calls and content of the whole output (the same engine, in one piece)."""

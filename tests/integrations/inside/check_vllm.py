@@ -9,7 +9,6 @@ finish reason); non-streaming is ``Parser.parse()`` after ``set_prompt_token_ids
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -61,13 +60,14 @@ def stream(tokenizer: Any, item: Input, cuts: list[int] | None, *, reasoning: bo
     cls = _parser_cls(reasoning, item.dialect)
     request = _request(item, tool_choice)
     parser = cls(tokenizer, request.tools)
+    request = parser.adjust_request(request)  # as OpenAIServingChat does before generating
     processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
     prompt = _prompt(tokenizer, item)
     if by_text:  # character deltas (inputs the tokenizer cannot encode, e.g. lone surrogates)
         pieces = [(c, [0]) for c in item.text]
     else:
         ids = tokenizer.encode(item.text)
-        decoder = DecodeStream(skip_special_tokens=True)
+        decoder = DecodeStream(skip_special_tokens=request.skip_special_tokens)
         pieces = [(decoder.step(tokenizer._tokenizer, t) or "", [t]) for t in ids]
     steps = groups(pieces, cuts if cuts is not None else []) or [[]]  # an empty output: one final step
     acc = Accumulator()
@@ -106,8 +106,6 @@ def _roundtrips(tokenizer: Any, text: str) -> bool:
 @pytest.mark.parametrize("item", INPUTS, ids=[i.id for i in INPUTS])
 def test_stream_equals_whole_equals_parse_completion(tokenizer: Any, item: Input, reasoning: bool) -> None:
     by_text = not _roundtrips(tokenizer, item.text)
-    if not by_text:  # what vLLM's detokenizer delivers (special tokens such as <|im_end|> are skipped)
-        item = dataclasses.replace(item, text=tokenizer.decode(tokenizer.encode(item.text), skip_special_tokens=True))
     expected = oracle(item, reasoning_parser=reasoning)
     assert whole(tokenizer, item, reasoning=reasoning) == expected
     n = len(item.text) if by_text else len(tokenizer.encode(item.text))
@@ -167,6 +165,16 @@ def test_prompt_opened_reasoning_is_read_from_token_ids(tokenizer: Any) -> None:
     assert not parser.is_reasoning_end(_prompt(tokenizer, item))
     closed = tokenizer.encode("<|im_start|>assistant\n<think>\n\n</think>\n\n")
     assert parser.is_reasoning_end(closed)
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "function": {"name": "get_weather"}}])
+def test_required_and_named_constrain_generation_to_the_native_format(choice: Any) -> None:
+    item = EDGE[0]
+    cls = _parser_cls(False, item.dialect)
+    request = cls(None, None).adjust_request(_request(item, choice))
+    tag = request.structured_outputs.structural_tag
+    assert tag is not None and "<tool_call>" in tag and "get_weather" in tag
+    assert request.skip_special_tokens is False
 
 
 def test_builtin_hermes_scored_by_the_same_harness() -> None:
