@@ -32,7 +32,18 @@ from ..statemachine.events import (
 )
 from ..statemachine.openai_chunks import OpenAIChunker
 
-__all__ = ["CallDelta", "CallRecord", "Delta", "Policy", "Result", "Session", "complete", "stream_parser", "tool_names"]
+__all__ = [
+    "Bookkeeping",
+    "CallDelta",
+    "CallRecord",
+    "Delta",
+    "Policy",
+    "Result",
+    "Session",
+    "complete",
+    "stream_parser",
+    "tool_names",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,13 +126,20 @@ class Delta:
 
 @dataclass(slots=True, kw_only=True)
 class CallRecord:
-    """Bookkeeping of one sent call: what the client has (``arguments`` is every piece sent)."""
+    """Bookkeeping of one sent call: what the client has (``arguments`` joins every piece sent)."""
 
     index: int
     id: str
     name: str
-    arguments: str = ""
+    pieces: list[str] = field(default_factory=list)
     valid: bool | None = None  # None while the block is open
+
+    @property
+    def arguments(self) -> str:
+        """Every argument piece sent, joined (kept as pieces: appending to one string is quadratic)."""
+        if len(self.pieces) > 1:
+            self.pieces[:] = ["".join(self.pieces)]
+        return self.pieces[0] if self.pieces else ""
 
 
 def _merge(chunks: Sequence[Mapping[str, Any]]) -> Delta:
@@ -222,11 +240,49 @@ class Session:
                     record = CallRecord(index=entry["index"], id=entry["id"], name=function.get("name", ""))
                     self.calls.append(record)
                     self._by_id[record.id] = record
-                self.calls[entry["index"]].arguments += function.get("arguments") or ""
+                if function.get("arguments"):
+                    self.calls[entry["index"]].pieces.append(function["arguments"])
         for e in events:
             if isinstance(e, ToolCallEnd) and e.id in self._by_id:
                 self._by_id[e.id].valid = e.call is not None
         return chunks
+
+
+class Bookkeeping:
+    """A server parser's call bookkeeping (``prev_tool_call_arr``, ``streamed_args_for_tool``) kept exact.
+
+    Both servers compare, at the end of a stream, the last call's ``arguments`` with what was
+    streamed and send the difference; both lists hold exactly what the client got, so the difference
+    is empty. A call's entry is written when its block ends and at the end of the stream (writing
+    every argument piece into one growing string would make a long call quadratic).
+    """
+
+    prev_tool_call_arr: list[dict[str, Any]]
+    streamed_args_for_tool: list[str]
+    current_tool_id: int
+    current_tool_name_sent: bool
+    _booked: int = 0  # calls whose entries are final
+
+    def _book(self, session: Session, delta: Delta, *, final: bool) -> None:
+        for piece in delta.calls:
+            if piece.id is not None:
+                self.prev_tool_call_arr.append({"name": piece.name, "arguments": ""})
+                self.streamed_args_for_tool.append("")
+                self.current_tool_id = piece.index
+                self.current_tool_name_sent = True
+        calls = session.calls
+        done = self._booked
+        while done < len(calls) and calls[done].valid is not None:  # blocks end in order
+            self._write(done, calls[done].arguments)
+            done += 1
+        self._booked = done
+        if final:  # calls still open at the end of the stream (announced early, never closed)
+            for i in range(done, len(calls)):
+                self._write(i, calls[i].arguments)
+
+    def _write(self, index: int, arguments: str) -> None:
+        self.streamed_args_for_tool[index] = arguments
+        self.prev_tool_call_arr[index]["arguments"] = arguments
 
 
 def _reasoning_as_text(events: Iterable[Event]) -> list[Event]:

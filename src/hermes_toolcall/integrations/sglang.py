@@ -32,7 +32,7 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser  # 
 
 from ..profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
-from .session import Delta, Policy, Result, Session, complete, tool_names  # noqa: E402
+from .session import Bookkeeping, Delta, Policy, Result, Session, complete, tool_names  # noqa: E402
 
 __all__ = ["HermesDetector", "register", "structure_of"]
 
@@ -54,7 +54,7 @@ def structure_of(name: str, dialect: str) -> StructureInfo:
     return StructureInfo(begin=text[:at], end=text[at + 2 :], trigger="<tool_call>")
 
 
-class HermesDetector(BaseFormatDetector):  # type: ignore[misc]
+class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
     """SGLang detector for the Hermes format (every dialect), one engine per request."""
 
     dialect: str | None = None  # None: HERMES_TOOLCALL_DIALECT
@@ -113,16 +113,9 @@ class HermesDetector(BaseFormatDetector):  # type: ignore[misc]
         return self._sent(self._session.close())
 
     def _sent(self, delta: Delta) -> StreamingParseResult:
-        calls = []
-        for piece in delta.calls:
-            if piece.id is not None:
-                self.prev_tool_call_arr.append({"name": piece.name, "arguments": ""})
-                self.streamed_args_for_tool.append("")
-                self.current_tool_id = piece.index
-                self.current_tool_name_sent = True
-            self.streamed_args_for_tool[piece.index] += piece.arguments
-            self.prev_tool_call_arr[piece.index]["arguments"] = self.streamed_args_for_tool[piece.index]
-            calls.append(ToolCallItem(tool_index=piece.index, name=piece.name, parameters=piece.arguments))
+        assert self._session is not None
+        self._book(self._session, delta, final=self._session.closed)
+        calls = [ToolCallItem(tool_index=c.index, name=c.name, parameters=c.arguments) for c in delta.calls]
         return StreamingParseResult(normal_text=delta.content, calls=calls)
 
     def structure_info(self) -> Any:

@@ -43,7 +43,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 from ..profiles import DIALECTS  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
-from .session import Delta, Policy, Session, complete, tool_names  # noqa: E402
+from .session import Bookkeeping, Delta, Policy, Session, complete, tool_names  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
@@ -83,21 +83,25 @@ def policy_of(request: Any, *, dialect: str, tools: Sequence[Any] | None = None)
 
 
 def _delta_message(delta: Delta) -> DeltaMessage | None:
+    # model_construct: the values are well-typed by construction; pydantic's validation of three
+    # nested models per delta would cost more than the parse itself
     if not delta:
         return None
     calls = [
-        DeltaToolCall(
+        DeltaToolCall.model_construct(
             index=c.index,
             id=c.id,
             type="function" if c.id is not None else None,
-            function=DeltaFunctionCall(name=c.name, arguments=c.arguments),
+            function=DeltaFunctionCall.model_construct(name=c.name, arguments=c.arguments),
         )
         for c in delta.calls
     ]
-    return DeltaMessage(content=delta.content or None, reasoning=delta.reasoning or None, tool_calls=calls)
+    return DeltaMessage.model_construct(
+        role=None, content=delta.content or None, reasoning=delta.reasoning or None, tool_calls=calls
+    )
 
 
-class HermesToolParser(ToolParser):  # type: ignore[misc]
+class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
     """vLLM ``ToolParser`` for the Hermes format: one ``Session`` per request, fed deltas.
 
     The serving layer creates one per request (``Parser.__init__``) and sets
@@ -155,22 +159,17 @@ class HermesToolParser(ToolParser):  # type: ignore[misc]
         return self._sent(self._session.feed(delta_text))
 
     def finish_streaming(self) -> DeltaMessage | None:
-        """End of the stream: flush the engine's held-back text; an unfinished call is not sent."""
+        """End of the stream: flush the engine's held-back text; an unfinished call is not sent.
+
+        ``prev_tool_call_arr`` / ``streamed_args_for_tool`` hold exactly what was sent (see ``Bookkeeping``).
+        """
         if self._session is None or self._session.closed:
             return None
         return self._sent(self._session.close())
 
     def _sent(self, delta: Delta) -> DeltaMessage | None:
-        # vLLM's bookkeeping, exactly what the client has: the end-of-stream diff
-        # (get_remaining_unstreamed_args) compares the last entry's arguments with what was streamed
-        for piece in delta.calls:
-            if piece.id is not None:
-                self.prev_tool_call_arr.append({"name": piece.name, "arguments": ""})
-                self.streamed_args_for_tool.append("")
-                self.current_tool_id = piece.index
-                self.current_tool_name_sent = True
-            self.streamed_args_for_tool[piece.index] += piece.arguments
-            self.prev_tool_call_arr[piece.index]["arguments"] = self.streamed_args_for_tool[piece.index]
+        assert self._session is not None
+        self._book(self._session, delta, final=self._session.closed)
         return _delta_message(delta)
 
 
