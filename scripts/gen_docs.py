@@ -66,7 +66,8 @@ def statemachine_md() -> str:
         "`StreamParser` (`hermes_toolcall.statemachine`) moves through these states at tag boundaries only;",
         "the text between boundaries is scanned with compiled regular expressions (`statemachine/markers.py`),",
         "and a possible partial marker at the end of a chunk is held back (`statemachine/buffer.py`).",
-        "Completions start in `assistant`, transcripts in `gap`. The parsing rules are `docs/parsing.md`.",
+        "Completions start in `assistant` (in `reasoning` when `starts_in_reasoning`: the prompt opened the",
+        "block), transcripts in `gap`. The parsing rules are `docs/parsing.md`.",
         "",
         "**Which one runs.** The table is declared once and handed to the `transitions` library",
         "(`auto_transitions=False`); the parser runs on `NEXT`, a plain `(state, trigger) -> state` dict",
@@ -88,6 +89,7 @@ def statemachine_md() -> str:
         "stateDiagram-v2",
         "    [*] --> gap: transcript",
         "    [*] --> assistant: completion",
+        "    [*] --> reasoning: completion, starts_in_reasoning",
     ]
     for (src, dst), triggers in edges.items():
         out.append(f"    {src} --> {dst}: {', '.join(triggers)}")

@@ -94,3 +94,32 @@ def merge_events(events: list[object]) -> list[object]:
 
     merged: list[object] = merge_deltas(events)
     return merged
+
+
+def openai_stream(
+    chunks: tuple[str, ...] | list[str], *, eager: bool = True, **options: Any
+) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+    """Feed ``chunks`` to a ``StreamParser`` (sequential ids) and an ``OpenAIChunker``.
+
+    Returns:
+        ``(result, message, chunks)``: the folded completion, the message accumulated from the chunks
+        the way openai-python does (``testing.accumulate_chunks``, with ``finish_reason`` checked
+        against the result) and the chunks. ``stream_arguments`` follows ``eager`` unless given.
+    """
+    from hermes_toolcall.ids import sequential_ids
+    from hermes_toolcall.statemachine import StreamParser
+    from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
+    from hermes_toolcall.testing import accumulate_chunks
+
+    options.setdefault("stream_arguments", eager)
+    parser = StreamParser(ids=sequential_ids(), **options)
+    chunker = OpenAIChunker(eager=eager)
+    out = chunker.start()
+    for piece in chunks:
+        out += chunker.feed(parser.feed(piece))
+    out += chunker.feed(parser.close())
+    out += chunker.finish()
+    result = parser.result()
+    message, finish = accumulate_chunks(out)
+    assert finish == result.finish_reason
+    return result, message, out

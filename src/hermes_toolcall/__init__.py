@@ -36,6 +36,7 @@ from .model import (
 from .openai import messages_from_openai, messages_to_openai
 from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
 from .profiles import DIALECTS, DialectProfile, get_profile
+from .prompt_state import GenerationPromptState, generation_prompt_state
 from .render import (
     render,
     render_system_prompt,
@@ -44,7 +45,23 @@ from .render import (
     render_tool_response,
     render_tool_responses,
 )
-from .statemachine import StreamParser
+from .statemachine import (
+    ArgumentsDelta,
+    DiagnosticEvent,
+    Event,
+    GapText,
+    ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
+    StreamParser,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolResponseEvent,
+    ToolsEvent,
+    TurnEnd,
+    TurnStart,
+)
 from .statemachine.openai_chunks import OpenAIChunker
 from .validate import Selector, ValidationReport, validate, validate_record
 
@@ -52,13 +69,18 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DIALECTS",
+    "ArgumentsDelta",
     "Completion",
     "ConformanceError",
     "DecodeError",
     "Diagnostic",
+    "DiagnosticEvent",
     "DialectGuess",
     "DialectProfile",
+    "Event",
     "FunctionCall",
+    "GapText",
+    "GenerationPromptState",
     "HermesError",
     "IdFactory",
     "InvalidToolCall",
@@ -67,22 +89,33 @@ __all__ = [
     "ParseError",
     "Part",
     "Reasoning",
+    "ReasoningDelta",
+    "ReasoningEnd",
+    "ReasoningStart",
     "RenderError",
     "Selector",
     "Span",
     "StreamError",
     "StreamParser",
     "Text",
+    "TextDelta",
     "ToolCall",
+    "ToolCallEnd",
+    "ToolCallStart",
     "ToolResponse",
+    "ToolResponseEvent",
     "ToolsBlock",
+    "ToolsEvent",
     "Transcript",
     "Turn",
+    "TurnEnd",
+    "TurnStart",
     "UsageError",
     "ValidationError",
     "ValidationReport",
     "__version__",
     "detect_dialect",
+    "generation_prompt_state",
     "get_profile",
     "messages_from_openai",
     "messages_to_openai",

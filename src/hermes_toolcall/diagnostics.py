@@ -39,6 +39,7 @@ _ENVELOPE = "envelope"
 _BLOCKS = "blocks"
 _JSON = "json body"
 _VALIDATE = "validation"
+_COERCE = "argument coercion"
 
 _ENTRIES: tuple[Entry, ...] = (
     # ---- envelope ---------------------------------------------------------------------------
@@ -324,6 +325,53 @@ _ENTRIES: tuple[Entry, ...] = (
         '<tool_call>{"name": "a", "arguments": {}}{"name": "b", "arguments": {}}</tool_call>',
         "Write one `<tool_call>` block per call.",
     ),
+    # ---- argument coercion (coerce_arguments=True, with tools=) ----------------------------------
+    _e(
+        "HT210",
+        "coerced-string-to-integer",
+        "recoverable",
+        _COERCE,
+        "The schema says integer and the value is a string holding exactly a JSON integer; it was converted.",
+        '{"name": "forecast", "arguments": {"days": "7"}} with days: {"type": "integer"}',
+        'Write numbers unquoted (`"days": 7`). `"7.5"` and `"07"` are never converted.',
+    ),
+    _e(
+        "HT211",
+        "coerced-string-to-number",
+        "recoverable",
+        _COERCE,
+        "The schema says number and the value is a string holding exactly a JSON number that a float "
+        "holds without loss; it was converted.",
+        '{"name": "pay", "arguments": {"amount": "12.5"}} with amount: {"type": "number"}',
+        "Write numbers unquoted.",
+    ),
+    _e(
+        "HT212",
+        "coerced-string-to-boolean",
+        "recoverable",
+        _COERCE,
+        'The schema says boolean and the value is the string `"true"` or `"false"`; it was converted.',
+        '{"name": "search", "arguments": {"exact": "true"}} with exact: {"type": "boolean"}',
+        'Write `true`/`false` unquoted. `"yes"`, `"True"` and `"1"` are never converted.',
+    ),
+    _e(
+        "HT213",
+        "coerced-number-to-string",
+        "recoverable",
+        _COERCE,
+        "The schema says string and the value is a number; its JSON text became the string.",
+        '{"name": "lookup", "arguments": {"zip": 10001}} with zip: {"type": "string"}',
+        'Quote values the schema declares as strings (`"zip": "10001"`).',
+    ),
+    _e(
+        "HT214",
+        "coerced-string-to-null",
+        "recoverable",
+        _COERCE,
+        'The schema allows only null here and the value is the string `"null"`; it was converted.',
+        '{"name": "f", "arguments": {"cursor": "null"}} with cursor: {"type": "null"}',
+        "Write `null` unquoted.",
+    ),
 )
 
 CATALOGUE: dict[str, Entry] = {e.code: e for e in _ENTRIES}
@@ -349,6 +397,11 @@ MESSAGES: dict[str, str] = {
     "HT123": "parsing stopped at a fabricated <tool_response>",
     "HT124": "<tool_call> inside reasoning stays reasoning text",
     "no-call": "no call in the block",
+    # HT301 is validate's code (validate/codes.py); the parse-time tools policy words it the same way
+    "HT301": "tool {name!r} is not declared (declared: {known})",
+    "HT301:text": "tool {name!r} is not declared (declared: {known}); the block is kept as text",
+    "HT301:drop": "tool {name!r} is not declared (declared: {known}); the call is dropped",
+    "HT21x": "{tool}: arguments{path}: {what} (schema type {want})",
 }
 
 

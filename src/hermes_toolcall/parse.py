@@ -7,12 +7,15 @@ raises ``ParseError`` carrying every error diagnostic at the end of the parse.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from .errors import ParseError, UsageError
 from .gcpause import collector_paused
 from .grammar.build import build_completion, build_transcript
 from .ids import IdFactory
 from .model import Completion, Diagnostic, Transcript
-from .options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions
+from .options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
 from .profiles import DialectProfile
 
 __all__ = ["parse_completion", "parse_completion_with", "parse_transcript", "parse_transcript_with"]
@@ -27,6 +30,10 @@ def _options(
     stop_at_fabricated_response: bool,
     max_block_chars: int,
     ids: IdFactory | None,
+    starts_in_reasoning: bool | None = False,
+    tools: Sequence[Any] | None = None,
+    undeclared: Undeclared = "keep",
+    coerce_arguments: bool = False,
 ) -> ParseOptions:
     if not isinstance(text, str):
         raise UsageError(f"expected a str to parse, got {type(text).__name__}")
@@ -41,6 +48,10 @@ def _options(
         stop_at_fabricated_response=stop_at_fabricated_response,
         max_block_chars=max_block_chars,
         ids=ids,
+        starts_in_reasoning=starts_in_reasoning,
+        tools=tools,
+        undeclared=undeclared,
+        coerce_arguments=coerce_arguments,
     )
 
 
@@ -62,6 +73,10 @@ def parse_transcript_with(text: str, options: ParseOptions) -> Transcript:
     """
     with collector_paused(len(text)):
         result = build_transcript(text, options)
+        if options.tools is not None:
+            from .tools_policy import apply_to_transcript
+
+            result = apply_to_transcript(result, options)
     if options.strict:
         _raise_on_errors("transcript", result.diagnostics)
     return result
@@ -78,6 +93,10 @@ def parse_completion_with(text: str, options: ParseOptions) -> Completion:
     """
     with collector_paused(len(text)):
         result = build_completion(text, options)
+        if options.tools is not None:
+            from .tools_policy import apply_to_completion
+
+            result = apply_to_completion(result, options)
     if options.strict:
         _raise_on_errors("completion", result.diagnostics)
     return result
@@ -92,6 +111,9 @@ def parse_transcript(
     stop_at_fabricated_response: bool = False,
     max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
     ids: IdFactory | None = None,
+    tools: Sequence[Any] | None = None,
+    undeclared: Undeclared = "keep",
+    coerce_arguments: bool = False,
 ) -> Transcript:
     """Parse a whole ChatML transcript (turns, gaps, parts, diagnostics).
 
@@ -103,6 +125,13 @@ def parse_transcript(
         stop_at_fabricated_response: stop at a ``<tool_response>`` inside an assistant body.
         max_block_chars: largest block body before ``HT114``.
         ids: call id factory (default: random OpenAI-like ids).
+        tools: the request's tools (OpenAI tool objects, or bare function objects): a call to a
+            name they do not declare gets validate's ``HT301`` (an error: strict mode raises).
+        undeclared: what becomes of such a call: ``keep`` (a call; default), ``text`` (the block's
+            raw text stays, as content), ``drop`` (removed). Needs ``tools``.
+        coerce_arguments: convert argument values whose JSON type differs from the tool's schema
+            when the conversion is lossless (``"7"`` to 7 for an integer), each a named recovery
+            (``HT210``–``HT214``) with the path and position. Needs ``tools``.
 
     Returns:
         The ``Transcript``; ``.to_openai_messages()`` gives the OpenAI view.
@@ -123,6 +152,9 @@ def parse_transcript(
         stop_at_fabricated_response=stop_at_fabricated_response,
         max_block_chars=max_block_chars,
         ids=ids,
+        tools=tools,
+        undeclared=undeclared,
+        coerce_arguments=coerce_arguments,
     )
     return parse_transcript_with(text, options)
 
@@ -136,6 +168,10 @@ def parse_completion(
     stop_at_fabricated_response: bool = False,
     max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
     ids: IdFactory | None = None,
+    starts_in_reasoning: bool | None = None,
+    tools: Sequence[Any] | None = None,
+    undeclared: Undeclared = "keep",
+    coerce_arguments: bool = False,
 ) -> Completion:
     """Parse what a model generated after ``<|im_start|>assistant\\n``.
 
@@ -147,6 +183,18 @@ def parse_completion(
         stop_at_fabricated_response: stop at a fabricated ``<tool_response>`` (omp's abortOnFabricatedResult).
         max_block_chars: largest block body before ``HT114``.
         ids: call id factory (default: random OpenAI-like ids).
+        starts_in_reasoning: the completion begins inside a reasoning block, because the
+            generation prompt opened it (QwQ's ends with ``<think>\n``): the text up to the first
+            ``</think>`` is reasoning, a completion that never closes it is all reasoning. None
+            (default): as the dialect's generation prompt leaves it (true for ``qwq``; for a prompt
+            of your own, ``generation_prompt_state(dialect, prompt=...)``).
+        tools: the request's tools (OpenAI tool objects, or bare function objects): a call to a
+            name they do not declare gets validate's ``HT301`` (an error: strict mode raises).
+        undeclared: what becomes of such a call: ``keep`` (a call; default), ``text`` (the block's
+            raw text stays, as content), ``drop`` (removed). Needs ``tools``.
+        coerce_arguments: convert argument values whose JSON type differs from the tool's schema
+            when the conversion is lossless (``"7"`` to 7 for an integer), each a named recovery
+            (``HT210``–``HT214``) with the path and position. Needs ``tools``.
 
     Returns:
         The ``Completion``: ``.tool_calls``, ``.finish_reason``, ``.to_openai()``, ``.diagnostics``.
@@ -159,6 +207,9 @@ def parse_completion(
     >>> c = parse_completion('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>', ids=sequential_ids())
     >>> [(x.id, x.name, x.arguments) for x in c.tool_calls], c.finish_reason
     ([('call_0', 'f', {'a': 1})], 'tool_calls')
+    >>> m = parse_completion("I'm\\nthinking</think>\\nHello", dialect="qwq").to_openai()
+    >>> m["reasoning_content"], m["content"]
+    ("I'm\\nthinking", 'Hello')
     """
     options = _options(
         text,
@@ -168,5 +219,9 @@ def parse_completion(
         stop_at_fabricated_response=stop_at_fabricated_response,
         max_block_chars=max_block_chars,
         ids=ids,
+        tools=tools,
+        undeclared=undeclared,
+        coerce_arguments=coerce_arguments,
+        starts_in_reasoning=starts_in_reasoning,
     )
     return parse_completion_with(text, options)

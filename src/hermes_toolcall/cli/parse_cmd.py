@@ -13,6 +13,7 @@ from ..ids import sequential_ids
 from ..model import Completion, Diagnostic, Part, Span, Transcript, Turn
 from ..parse import parse_completion, parse_transcript
 from .common import add_parse_options, print_diagnostics, read_input
+from .parse_flags import add_start_flags, add_tools_flags, start_kwargs, tools_kwargs
 
 __all__ = ["parse_text", "register", "to_json"]
 
@@ -93,6 +94,8 @@ def parse_text(args: argparse.Namespace, text: str, *, completion: bool) -> Comp
         "max_block_chars": args.max_block_chars,
         "ids": sequential_ids() if args.sequential_ids else None,
     }
+    kw.update(start_kwargs(args, completion=completion))
+    kw.update(tools_kwargs(args))
     if completion:
         return parse_completion(text, **kw)
     return parse_transcript(text, **kw)
@@ -116,6 +119,8 @@ def register(subparsers: Any) -> None:
         help="json: every part with spans; openai: the OpenAI message(s)",
     )
     add_parse_options(p)
+    add_start_flags(p)
+    add_tools_flags(p)
     p.set_defaults(func=_run)
 
 

@@ -22,6 +22,7 @@ from ..statemachine import StreamParser
 from ..statemachine.events import Event
 from ..statemachine.openai_chunks import OpenAIChunker
 from .common import add_parse_options, print_diagnostics
+from .parse_flags import add_start_flags, add_tools_flags, start_kwargs, tools_kwargs
 
 __all__ = ["event_json", "read_chunks", "register"]
 
@@ -41,6 +42,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--level", choices=("completion", "transcript"), default="completion")
     p.add_argument("--format", choices=("events", "openai"), default="events", dest="output")
     add_parse_options(p, auto=False)
+    add_start_flags(p)
+    add_tools_flags(p)
     p.add_argument("--stream-arguments", action="store_true", help="emit argument deltas as they arrive")
     p.add_argument("--deferred-calls", action="store_true", help="openai: send each call whole at its end")
     p.set_defaults(func=_run)
@@ -103,6 +106,8 @@ def _run(args: argparse.Namespace) -> int:
         stop_at_fabricated_response=args.stop_at_fabricated_response,
         max_block_chars=args.max_block_chars,
         ids=sequential_ids() if args.sequential_ids else None,
+        **start_kwargs(args, completion=args.level == "completion"),
+        **tools_kwargs(args),
     )
     openai = args.output == "openai"
     if openai and args.level != "completion":

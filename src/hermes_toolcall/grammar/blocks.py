@@ -80,21 +80,22 @@ class BlockReader:
         self.ordinal += 1
         return block_id
 
-    def reasoning_block(self, kind: ReasoningKind, body: Body, s: int, e: int) -> None:
-        """A whole reasoning block token (calls_in_reasoning=False)."""
+    def reasoning_block(self, kind: ReasoningKind, body: Body, s: int, e: int, *, opened: bool = True) -> None:
+        """A whole reasoning block token (calls_in_reasoning=False); ``opened=False``: its opener was
+        in the prompt (the token is the rest of the block)."""
         src = self.src
-        inner_start = s + _OPEN_LEN[kind]
+        inner_start = s + _OPEN_LEN[kind] if opened else s
         closer = _CLOSE_TAG[kind]
         closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
         inner_end = e - len(closer) if closed else e
-        body.parts.append(new_reasoning(kind, src[inner_start:inner_end], self.span(s, e), True, closed))
-        if not closed:
-            self.diag("HT111", message("HT111", kind=kind), s, e)
+        body.parts.append(new_reasoning(kind, src[inner_start:inner_end], self.span(s, e), opened, closed))
         find = src.find
         at = find(_CALL_TAG, inner_start, inner_end)
         while at >= 0:
             self.diag("HT124", message("HT124"), at, at + 11)
             at = find(_CALL_TAG, at + 11, inner_end)
+        if not closed:  # after the HT124s, as a stream finds them (they tie at 0 when the prompt opened it)
+            self.diag("HT111", message("HT111", kind=kind), s, e)
 
     def call_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
         """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""

@@ -50,6 +50,7 @@ _SEG_KIND: dict[str, ReasoningKind] = {
     "SCRATCH_CLOSE": "scratch_pad",
 }
 _CALLS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN"})
+_REST: dict[ReasoningKind, str] = {"think": "THINK_REST", "scratch_pad": "SCRATCH_REST"}
 _A_STOP = _CONTROL | {"AFTER"}
 
 Tok = tuple[str, int, int]
@@ -327,6 +328,22 @@ def build_transcript(text: str, options: ParseOptions) -> Transcript:
     )
 
 
+def _open_reasoning(b: _Builder, body: Body, kind: ReasoningKind) -> None:
+    """Start a completion inside a reasoning block of ``kind`` whose opener was in the prompt."""
+    short = "think" if kind == "think" else "scratch"
+    if b.opts.calls_in_reasoning:  # as after a size cut inside reasoning: an open, continued segment
+        b.load(f"resume_{short}_c", 0)
+        body.segment = Segment(kind=kind, start=0, opened=False, text_start=0, text_end=0)
+        return
+    b.load(f"open_{short}_c", 0)
+    tok = b.peek()
+    if tok is not None and tok[0] == _REST[kind]:
+        b.take(tok)
+        b.reasoning_block(kind, body, 0, tok[2], opened=False)
+    else:  # empty, or a control token first: the block is not closed and gives no part
+        b.diag("HT111", message("HT111", kind=kind), 0, 0)
+
+
 def build_completion(text: str, options: ParseOptions) -> Completion:
     """Parse one assistant completion with the grammar.
 
@@ -336,8 +353,12 @@ def build_completion(text: str, options: ParseOptions) -> Completion:
     ('Hi', 2)
     """
     b = _Builder(text, options, "c")
-    b.load("completion", 0)
     body = Body()
+    kind = options.reasoning_at_start
+    if kind is None:
+        b.load("completion", 0)
+    else:
+        _open_reasoning(b, body, kind)
     b.assistant_body(body)
     end: Span | None = None
     tok = b.peek()

@@ -34,6 +34,8 @@ START_RULES: tuple[str, ...] = (
     "resume_scratch_t",
     "resume_think_c",
     "resume_scratch_c",
+    "open_think_c",
+    "open_scratch_c",
 )
 
 _CTRL = r"\|im_(?:start|end)\|>"
@@ -41,6 +43,8 @@ _KIND_TERMINALS = {
     "think": ("THINK_BLOCK", "THINK_OPEN", "THINK_TEXT", "THINK_CLOSE", "STRAY_THINK"),
     "scratch_pad": ("SCRATCH_BLOCK", "SCRATCH_OPEN", "SCRATCH_TEXT", "SCRATCH_CLOSE", "STRAY_SCRATCH"),
 }
+# the rest of a block opened by the prompt: goes with the whole-block terminal (calls_in_reasoning=False)
+_REST_TERMINALS = {"think": "THINK_REST", "scratch_pad": "SCRATCH_REST"}
 
 
 class GrammarBug(HermesError):
@@ -72,8 +76,10 @@ def _edit(variant: Variant) -> Any:
     for kind, names in _KIND_TERMINALS.items():
         if kind not in variant.kinds:
             disabled.update(names)
+            disabled.add(_REST_TERMINALS[kind])
         elif variant.calls_in_reasoning:
             disabled.add(names[0])
+            disabled.add(_REST_TERMINALS[kind])
         else:
             disabled.update(names[1:4])
 

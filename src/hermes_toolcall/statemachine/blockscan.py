@@ -255,6 +255,8 @@ class BlockScan(Fold):
         call = self._b_call
         if call is None or call.announced is not None:
             return
+        if self._policy is not None and not self._policy.announces(name):
+            return  # tools=: a call that will be dropped or become text is never announced
         call.announced = name
         call.streamed = []
         self._events.append(new_tool_call_start(call.ordinal, call.block_id, name))

@@ -7,13 +7,18 @@ rules are ``blocks``). Events for the folded values are appended to the current 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..construct import new_reasoning, new_text, new_turn
-from ..model import Completion, Diagnostic, ReasoningKind, Span, ToolCall, Transcript
+from ..model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
 from .blocks import finish_call, finish_response, finish_tools
 from .core import K_BLOCK, Core, T
 from .events import new_gap_text, new_reasoning_end, new_reasoning_start, new_turn_end, new_turn_start
 from .markers import IM_END, IM_START
 from .table import State, Trigger
+
+if TYPE_CHECKING:
+    from ..tools_policy import ToolPolicy
 
 __all__ = ["Fold"]
 
@@ -43,6 +48,7 @@ class Fold(Core):
     """Builds parts, turns, gaps and the final result; handles the transcript envelope."""
 
     _result: Completion | Transcript | None
+    _policy: ToolPolicy | None  # tools=: set by the parser before any input
 
     def _init_fold(self) -> None:
         self._parts = []
@@ -76,6 +82,17 @@ class Fold(Core):
             self._parts.append(new_text(text, self._span(start, start + len(text))))
             self._text_start = -1
         self._text = []
+
+    def _rejoin_text(self, start: int, text: str) -> None:
+        """A block at ``start`` became ``text`` (tools policy): it joins the text run before it, if adjacent."""
+        prev = self._parts[-1] if self._parts else None
+        if isinstance(prev, Text) and prev.span.end == start:
+            self._parts.pop()
+            self._text_start = prev.span.start
+            self._text = [prev.text, text]
+        else:
+            self._text_start = start
+            self._text = [text]
 
     def _start_segment(self, kind: ReasoningKind, at: int, *, opened: bool) -> None:
         self._r_kind = kind
@@ -257,6 +274,18 @@ class Fold(Core):
                 first_index=self._valid,
                 span_of=self._span,
             )
+            if self._policy is not None:  # tools=: the policy decides before any event of the block leaves
+                call_block = self._b_call
+                parts, events, diags, text = self._policy.stream_block(
+                    parts,
+                    events,
+                    diags,
+                    first_index=self._valid,
+                    streamed="".join(call_block.streamed or ()) if call_block.announced is not None else None,
+                    reasoning=self._r_kind if state is _REASONING_CALL else None,
+                )
+                if text is not None:
+                    self._rejoin_text(start, text)
             for p in parts:
                 if isinstance(p, ToolCall):
                     self._valid += 1

@@ -108,7 +108,7 @@ class OpenAIChunker:
             elif isinstance(e, ReasoningDelta):
                 self._reasoning(e.text, out)
             elif isinstance(e, ReasoningStart):
-                if e.opened:
+                if e.opened or not self._blocks:  # not opened and first: the prompt opened the block
                     if self._blocks:
                         self._reasoning_hold = ""
                         out.append(self._chunk({"reasoning_content": "\n"}))

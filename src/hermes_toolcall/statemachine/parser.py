@@ -13,12 +13,13 @@ read (``fold``). The parts are described in ``core``.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from ..errors import StreamError, UsageError
 from ..ids import IdFactory
 from ..model import Completion, Diagnostic, Transcript
-from ..options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions
+from ..options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
 from ..profiles import DialectProfile
 from .core import K_BLOCK, K_BODY, K_GAP, K_HEADER, K_REASONING, K_TAIL
 from .events import Event, TextDelta, new_reasoning_delta, new_text_delta
@@ -45,10 +46,19 @@ class StreamParser(TextScan):
         stop_at_fabricated_response: stop at a ``<tool_response>`` in an assistant body.
         max_block_chars: largest block body before ``HT114``.
         ids: call id factory (default: random OpenAI-like ids).
+        starts_in_reasoning: completion level: the completion begins inside a reasoning block
+            (None: as the dialect's generation prompt leaves it, true for ``qwq``; see
+            ``generation_prompt_state``). Transcripts: only None.
+        tools: the request's tools (OpenAI tool objects): calls to undeclared names get ``HT301``.
+        undeclared: ``keep`` (default), ``text`` or ``drop``: what becomes of such calls. A call
+            that will be dropped or become text is never announced (no ``ToolCallStart``).
+        coerce_arguments: convert argument values to the schema's types when lossless
+            (``HT210``–``HT214``; needs ``tools``).
         options: ready-made ``ParseOptions`` (then the option keywords above are ignored).
 
     Raises:
-        UsageError: an unknown level or dialect, or a bad option value.
+        UsageError: an unknown level or dialect, a bad option value, or ``starts_in_reasoning``
+            given for a transcript.
 
     >>> p = StreamParser()
     >>> [type(e).__name__ for e in p.feed("Hi <tool")]
@@ -59,6 +69,9 @@ class StreamParser(TextScan):
     >>> p.result().tool_calls[0].name
     'f'
     """
+
+    _opening: list[Event]  # events of the start state, returned by the first feed() or close()
+    _gate: bool  # closed, or opening events pending: the one check feed() makes before its fast paths
 
     def __init__(
         self,
@@ -71,10 +84,16 @@ class StreamParser(TextScan):
         stop_at_fabricated_response: bool = False,
         max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
         ids: IdFactory | None = None,
+        starts_in_reasoning: bool | None = None,
+        tools: Sequence[Any] | None = None,
+        undeclared: Undeclared = "keep",
+        coerce_arguments: bool = False,
         options: ParseOptions | None = None,
     ) -> None:
         if level not in ("completion", "transcript"):
             raise UsageError(f"unknown level {level!r} (completion or transcript)")
+        if level == "transcript" and starts_in_reasoning is not None:
+            raise UsageError("starts_in_reasoning is for completions (a transcript holds its own prompt)")
         opts = options or ParseOptions.make(
             dialect=dialect,
             strict=strict,
@@ -82,13 +101,32 @@ class StreamParser(TextScan):
             stop_at_fabricated_response=stop_at_fabricated_response,
             max_block_chars=max_block_chars,
             ids=ids,
+            starts_in_reasoning=starts_in_reasoning,
+            tools=tools,
+            undeclared=undeclared,
+            coerce_arguments=coerce_arguments,
         )
+        if opts.tools is None:
+            self._policy = None
+        else:
+            from ..tools_policy import ToolPolicy
+
+            self._policy = ToolPolicy.of(opts)
         self._init_core(opts, level, stream_arguments)
         self._init_fold()
         self._init_block()
-        self._set_state(State.GAP if self._transcript else State.ASSISTANT)
         #: the events of ``close()`` (also when it raised ``StreamError`` in strict mode)
         self.closing_events: list[Event] = []
+        kind = None if self._transcript else opts.reasoning_at_start
+        if kind is None:
+            self._set_state(State.GAP if self._transcript else State.ASSISTANT)
+            self._opening = []
+        else:  # the prompt opened the block: start in it, with a segment that has no opener
+            self._r_kind = kind
+            self._set_state(State.REASONING)
+            self._opening = self._events = []
+            self._start_segment(kind, 0, opened=False)
+        self._gate = bool(self._opening)  # feed() has more to do than usual: closed, or opening events
 
     # ------------------------------------------------------------------ public API
 
@@ -98,8 +136,13 @@ class StreamParser(TextScan):
         Raises:
             StreamError: the parser was already closed.
         """
-        if self._closed:
-            raise StreamError("feed() after close()")
+        if self._gate:
+            if self._closed:
+                raise StreamError("feed() after close()")
+            if not chunk:
+                return []
+            opening, self._opening, self._gate = self._opening, [], False
+            return opening + self.feed(chunk)
         if not chunk:
             return []
         total = self._total
@@ -202,7 +245,8 @@ class StreamParser(TextScan):
         """
         if self._closed:
             raise StreamError("close() called twice")
-        events: list[Event] = []
+        events: list[Event] = self._opening
+        self._opening = []
         self._events = events
         data = "".join(self._defer) + self._pending
         self._defer = []
@@ -210,7 +254,7 @@ class StreamParser(TextScan):
             self._pos = self._total - len(data)
             self._run(data, final=True)
         self._finish()
-        self._closed = True
+        self._closed = self._gate = True
         self.closing_events = events
         if self._strict:
             errors = [d for d in self._diags if d.severity == "error"]

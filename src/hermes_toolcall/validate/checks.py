@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..diagnostics import message
 from ..model import FunctionCall, Message, ToolResponse
 from ..profiles import DialectProfile
 from .build import Conversation, Finding, finding
@@ -35,7 +36,7 @@ def check_calls(conv: Conversation, tools: ToolSet, *, check_names: bool, format
             if spec is None:
                 if check_names:
                     known = ", ".join(sorted(tools.names)) or "none"
-                    yield finding("HT301", f"tool {call.name!r} is not declared (declared: {known})", call.where)
+                    yield finding("HT301", message("HT301", name=call.name, known=known), call.where)
                 continue
             if call.arguments is None:
                 continue  # HT303 already said why
