@@ -85,12 +85,11 @@ class LeadingReasoning:
     _closed_at: int = field(init=False, default=-1)  # raw offset after the leading block's closing tag
 
     def __post_init__(self) -> None:
-        self._parser = stream_parser(Policy(dialect=self.dialect))
+        self._parser = stream_parser(Policy(dialect=self.dialect, starts_in_reasoning=self.starts_in_reasoning))
         self._chunker = OpenAIChunker()
         self._chunker.start()
         if self.starts_in_reasoning:
             self._kind = self._parser.options.profile.reasoning_kinds[0]
-            self._chunker.feed(self._parser.feed(f"<{self._kind}>"))
 
     def feed(self, text: str) -> Split:
         """Feed the next delta (after the hand-over, feed the tool parser instead)."""

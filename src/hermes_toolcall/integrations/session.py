@@ -21,6 +21,7 @@ from typing import Any
 
 from ..ids import IdFactory, openai_ids
 from ..model import ReasoningKind
+from ..options import Undeclared
 from ..statemachine import StreamParser
 from ..statemachine.events import (
     Event,
@@ -42,7 +43,7 @@ __all__ = [
     "Session",
     "complete",
     "stream_parser",
-    "tool_names",
+    "tool_objects",
 ]
 
 
@@ -52,7 +53,10 @@ class Policy:
 
     Attributes:
         dialect: the dialect name (``hermes``, ``qwen3``, ``qwq``, …).
-        tools: the declared tool names (None: the request declared none).
+        tools: the declared tools as OpenAI tool objects (None: the request declared none, and no
+            name is checked).
+        undeclared: what becomes of a call to an undeclared name (``StreamParser``'s policy:
+            ``keep``, ``text`` or ``drop``).
         tool_choice: ``none`` (no calls: the output is content, verbatim), ``auto``, ``required``,
             or the name of the one tool the request forces.
         starts_in_reasoning: the prompt left a reasoning block open (read from the prompt).
@@ -64,7 +68,8 @@ class Policy:
     """
 
     dialect: str = "hermes"
-    tools: frozenset[str] | None = None
+    tools: tuple[dict[str, Any], ...] | None = None
+    undeclared: Undeclared = "keep"
     tool_choice: str = "auto"
     starts_in_reasoning: bool = False
     reasoning_as_content: bool = False
@@ -72,22 +77,22 @@ class Policy:
     ids: IdFactory = openai_ids
 
 
-def tool_names(tools: Iterable[Any] | None) -> frozenset[str] | None:
-    """The function names of OpenAI tool objects (dicts or pydantic models); None when there are none.
+def tool_objects(tools: Iterable[Any] | None, choice: str = "auto") -> tuple[dict[str, Any], ...] | None:
+    """OpenAI tool objects (dicts or pydantic models) as dicts; a named ``choice`` keeps only that tool.
 
-    >>> tool_names([{"type": "function", "function": {"name": "w"}}])
-    frozenset({'w'})
+    >>> tool_objects([{"type": "function", "function": {"name": "w"}}])
+    ({'type': 'function', 'function': {'name': 'w'}},)
+    >>> tool_objects([{"type": "function", "function": {"name": "w"}}], "v")
+    ({'type': 'function', 'function': {'name': 'v'}},)
     """
-    if not tools:
-        return None
-    names = set()
-    for tool in tools:
-        data = tool if isinstance(tool, Mapping) else getattr(tool, "model_dump", lambda: {})()
-        function = data.get("function") or {}
-        name = function.get("name") if isinstance(function, Mapping) else None
-        if isinstance(name, str):
-            names.add(name)
-    return frozenset(names)
+    out = []
+    for tool in tools or ():
+        data = tool if isinstance(tool, Mapping) else tool.model_dump(exclude_none=True)
+        out.append(dict(data))
+    if choice not in ("none", "auto", "required"):
+        named = [t for t in out if (t.get("function") or {}).get("name") == choice]
+        return tuple(named) or ({"type": "function", "function": {"name": choice}},)
+    return tuple(out) or None
 
 
 def stream_parser(policy: Policy) -> StreamParser:
@@ -96,10 +101,14 @@ def stream_parser(policy: Policy) -> StreamParser:
     >>> stream_parser(Policy(dialect="qwen3")).options.profile.name
     'qwen3'
     """
-    # Today's engine has no parse-time tools policy (issue 13 adds ``tools=`` / ``undeclared=`` and
-    # ``starts_in_reasoning=``): undeclared names are kept as calls, and an open reasoning block is
-    # replayed from the prompt by ``Session`` (``_replay``).
-    return StreamParser(dialect=policy.dialect, stream_arguments=policy.eager, ids=policy.ids)
+    return StreamParser(
+        dialect=policy.dialect,
+        stream_arguments=policy.eager,
+        ids=policy.ids,
+        starts_in_reasoning=policy.starts_in_reasoning,
+        tools=policy.tools,
+        undeclared=policy.undeclared if policy.tools is not None else "keep",  # no tools: no name is checked
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,13 +205,6 @@ class Session:
         self.parser = stream_parser(self.policy)
         self.chunker = OpenAIChunker(eager=self.policy.eager)
         self.chunker.start()  # the role chunk: servers send the role themselves
-        if self.policy.starts_in_reasoning:
-            self._replay()
-
-    def _replay(self) -> None:
-        """Enter the reasoning block the prompt opened (until ``starts_in_reasoning=`` lands in the engine)."""
-        kind = self.parser.options.profile.reasoning_kinds[0]
-        self.chunker.feed(self.parser.feed(_tag(kind, False)))  # a ReasoningStart: no chunk
 
     def feed(self, text: str) -> Delta:
         """Feed the next delta of the model's output.

@@ -19,7 +19,6 @@ Requires the ``sglang`` extra (``pip install 'hermes-toolcall[sglang]'``, SGLang
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from . import require
@@ -32,15 +31,12 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser  # 
 
 from ..profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
-from .session import Bookkeeping, Delta, Policy, Result, Session, complete, tool_names  # noqa: E402
+from . import config  # noqa: E402
+from .session import Bookkeeping, Delta, Policy, Result, Session, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesDetector", "register", "structure_of"]
 
 NAME = "hermes_toolcall"
-
-
-def _eager() -> bool:
-    return os.environ.get("HERMES_TOOLCALL_EAGER", "") not in ("", "0", "false", "no")
 
 
 def structure_of(name: str, dialect: str) -> StructureInfo:
@@ -64,13 +60,19 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
         self.bot_token = "<tool_call>"
         self.eot_token = "</tool_call>"
         self._session: Session | None = None
-        self._last: tuple[str, Result] | None = None
+        self._last: tuple[str, Any, Result] | None = None
 
     def _dialect(self) -> str:
-        return self.dialect or os.environ.get("HERMES_TOOLCALL_DIALECT", "hermes")
+        return self.dialect or config.dialect()
 
     def _policy(self, tools: Any, *, eager: bool) -> Policy:
-        return Policy(dialect=self._dialect(), tools=tool_names(tools), reasoning_as_content=True, eager=eager)
+        return Policy(
+            dialect=self._dialect(),
+            tools=tool_objects(tools),
+            undeclared=config.undeclared(),
+            reasoning_as_content=True,
+            eager=eager,
+        )
 
     @classmethod
     def parses_without_tools(cls) -> bool:
@@ -84,13 +86,13 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
         true whenever the streamed content would differ from the raw text (a truncated call, a
         control token), or the two paths would disagree. The parse is kept for ``detect_and_parse``.
         """
-        result = self._complete(text, None)
+        result = self._complete(text, None)  # SGLang passes no tools here: no name is checked
         return bool(result.calls) or result.content != text
 
     def _complete(self, text: str, tools: Any) -> Result:
-        if self._last is None or self._last[0] != text:  # the tools do not change the parse (yet)
-            self._last = (text, complete(text, self._policy(tools, eager=False)))
-        return self._last[1]
+        if self._last is None or self._last[0] != text or self._last[1] is not tools:
+            self._last = (text, tools, complete(text, self._policy(tools, eager=False)))
+        return self._last[2]
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         """Non-streaming: the valid calls (``tool_index`` is the call's ordinal) and the content."""
@@ -101,7 +103,7 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         """Streaming: feed the new text (SGLang passes only the delta)."""
         if self._session is None:
-            self._session = Session(self._policy(tools, eager=_eager()))
+            self._session = Session(self._policy(tools, eager=config.eager()))
         if self._session.closed:
             return StreamingParseResult()
         return self._sent(self._session.feed(new_text))

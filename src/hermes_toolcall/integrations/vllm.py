@@ -22,7 +22,6 @@ Requires the ``vllm`` extra (``pip install 'hermes-toolcall[vllm]'``, vLLM 0.33)
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,20 +41,14 @@ from vllm.reasoning.abs_reasoning_parsers import ReasoningParser, ReasoningParse
 from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager  # noqa: E402
 
 from ..profiles import DIALECTS  # noqa: E402
+from ..prompt_state import generation_prompt_state  # noqa: E402
+from . import config  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
-from .session import Bookkeeping, Delta, Policy, Session, complete, tool_names  # noqa: E402
+from .session import Bookkeeping, Delta, Policy, Session, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
 NAME = "hermes_toolcall"
-
-
-def _dialect() -> str:
-    return os.environ.get("HERMES_TOOLCALL_DIALECT", "hermes")
-
-
-def _eager() -> bool:
-    return os.environ.get("HERMES_TOOLCALL_EAGER", "") not in ("", "0", "false", "no")
 
 
 def _tool_choice(request: Any) -> str:
@@ -72,14 +65,25 @@ def _tool_choice(request: Any) -> str:
 def policy_of(request: Any, *, dialect: str, tools: Sequence[Any] | None = None) -> Policy:
     """The engine policy of a vLLM request (its tools, ``tool_choice``), for the tool phase.
 
+    The request's tools are the parse-time tools (a named ``tool_choice`` declares only that
+    tool); a call to another name follows ``HERMES_TOOLCALL_UNDECLARED`` (default ``text``: its
+    block stays in the content, never sent as a call). The tool phase never starts inside
+    reasoning: the reasoning parser took the prompt-opened block, or there is none (then the
+    markup is content).
+
     >>> policy_of(None, dialect="qwen3").tool_choice
     'auto'
     """
-    declared = tool_names(getattr(request, "tools", None) or tools)
     choice = _tool_choice(request)
-    if choice not in ("none", "auto", "required"):
-        declared = frozenset({choice})
-    return Policy(dialect=dialect, tools=declared, tool_choice=choice, reasoning_as_content=True, eager=_eager())
+    declared = tool_objects(getattr(request, "tools", None) or tools, choice)
+    return Policy(
+        dialect=dialect,
+        tools=declared,
+        undeclared=config.undeclared(),
+        tool_choice=choice,
+        reasoning_as_content=True,
+        eager=config.eager(),
+    )
 
 
 def _delta_message(delta: Delta) -> DeltaMessage | None:
@@ -123,7 +127,7 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         self._session: Session | None = None
 
     def _dialect(self) -> str:
-        return self.dialect or _dialect()
+        return self.dialect or config.dialect()
 
     def _policy(self, request: Any) -> Policy:
         return policy_of(request, dialect=self._dialect(), tools=self.tools)
@@ -191,7 +195,7 @@ class HermesReasoningParser(ReasoningParser):  # type: ignore[misc]
         self._kinds = DIALECTS[self._dialect()].reasoning_kinds
 
     def _dialect(self) -> str:
-        return self.dialect or _dialect()
+        return self.dialect or config.dialect()
 
     @property
     def reasoning_start_str(self) -> str | None:
@@ -206,8 +210,9 @@ class HermesReasoningParser(ReasoningParser):  # type: ignore[misc]
         return text
 
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
-        """Read whether the rendered prompt left a reasoning block open."""
-        self._opens = prompt_opens_reasoning(self._text(prompt_token_ids), self._kinds)
+        """Read whether the rendered prompt left a reasoning block open (``generation_prompt_state``)."""
+        state = generation_prompt_state(self._dialect(), prompt=self._text(prompt_token_ids))
+        self._opens = state.starts_in_reasoning
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
         """Whether the last reasoning block of ``input_ids`` (after the last turn header) is closed."""

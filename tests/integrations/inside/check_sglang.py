@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle
+from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
 from sglang.srt.entrypoints.openai.protocol import Tool
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
@@ -21,7 +21,7 @@ INPUTS = inputs()
 
 
 def _tools(item: Input) -> list[Tool]:
-    return [Tool(type="function", function={"name": n, "parameters": {"type": "object"}}) for n in item.tools]
+    return [Tool(**t) for t in tool_objects(item)]
 
 
 def _parser(item: Input) -> FunctionCallParser:

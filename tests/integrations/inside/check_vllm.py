@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle
+from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
 from tokenizers.decoders import DecodeStream
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
@@ -33,7 +33,7 @@ def tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _request(item: Input, tool_choice: Any = "auto") -> ChatCompletionRequest:
-    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in item.tools]
+    tools = tool_objects(item)
     return ChatCompletionRequest(
         model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, tool_choice=tool_choice, stream=True
     )

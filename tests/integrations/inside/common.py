@@ -55,12 +55,18 @@ EDGE = [
 
 
 def inputs() -> list[Input]:
-    """The corpus's completion cases (every dialect, no options) and the edge cases."""
+    """The corpus's completion cases (every dialect, no options; the request declares their calls' tools)
+    and the edge cases."""
     out = []
     for case in load_cases(ROOT / "conformance" / "cases"):
         if case.level == "completion" and not case.options:
-            out.append(Input(case.id, case.input, case.dialect))
+            names = {c.name for c in parse_completion(case.input, dialect=case.dialect).tool_calls}
+            out.append(Input(case.id, case.input, case.dialect, tools=tuple(sorted(names | {"get_weather"}))))
     return out + EDGE
+
+
+def tool_objects(item: Input) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in item.tools]
 
 
 @dataclass(frozen=True)
@@ -77,10 +83,13 @@ class Message:
         return Message(content, self.reasoning or None, self.calls)
 
 
-def oracle(item: Input, *, reasoning_parser: bool) -> Message:
+def oracle(item: Input, *, reasoning_parser: bool, undeclared: str = "text") -> Message:
     """What the server should report, from ``parse_completion`` of the output (prompt's open tag replayed)."""
-    source = ("<think>" if item.opens else "") + item.text
-    parsed = parse_completion(source, dialect=item.dialect)
+    source = item.text
+    opens = item.opens and reasoning_parser  # without a reasoning parser the markup is content
+    parsed = parse_completion(
+        source, dialect=item.dialect, starts_in_reasoning=opens, tools=tool_objects(item), undeclared=undeclared
+    )
     parts = list(parsed.parts)
     reasoning = None
     lead = False
@@ -93,13 +102,9 @@ def oracle(item: Input, *, reasoning_parser: bool) -> Message:
             text = text[1:] if text.startswith("\n") else text
             text = text[:-1] if text.endswith("\n") else text
             reasoning, parts, lead = text or None, parts[i + 1 :], True
-    elif item.opens:
-        parts = parsed.parts  # no reasoning parser: the prompt's tag is not in the output
-        source = item.text
-        parsed = parse_completion(source, dialect=item.dialect)
-        parts = list(parsed.parts)
     content = "".join(
-        p.text if isinstance(p, Text) else p.span.text(source) if isinstance(p, Reasoning) else "" for p in parts
+        p.text if isinstance(p, Text) else p.span.text(source) if isinstance(p, Reasoning) and p.opened else ""
+        for p in parts
     )
     if lead:
         content = content.lstrip("\n")
