@@ -19,6 +19,8 @@ Requires the ``sglang`` extra (``pip install 'hermes-toolcall[sglang]'``, SGLang
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any
 
 from . import require
@@ -34,7 +36,15 @@ from ..render import render_tool_call  # noqa: E402
 from . import config  # noqa: E402
 from .session import Bookkeeping, Delta, Policy, Result, Session, complete, tool_objects  # noqa: E402
 
-__all__ = ["HermesDetector", "register", "structure_of"]
+__all__ = [
+    "HermesDetector",
+    "register",
+    "run_sglang_parser",
+    "score_builtin",
+    "score_plugin",
+    "score_qwen25",
+    "structure_of",
+]
 
 NAME = "hermes_toolcall"
 
@@ -142,3 +152,70 @@ def register() -> None:
 
 
 register()
+
+
+# ---------------------------------------------------------------------------------------------- scoring
+
+
+def run_sglang_parser(
+    name: str, chunks: Any, names: Sequence[str] = ("f",)
+) -> tuple[str | None, list[tuple[str, str]]]:
+    """Stream ``chunks`` through ``FunctionCallParser(tools, name)`` as SGLang's server does: (content, calls).
+
+    The request declares ``names``; SGLang's own detectors drop calls to other names, the plugin
+    keeps them (``HERMES_TOOLCALL_UNDECLARED=keep`` for scoring).
+    """
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    tools = [Tool(type="function", function={"name": n, "parameters": {"type": "object"}}) for n in names]
+    saved = os.environ.get("HERMES_TOOLCALL_UNDECLARED")
+    os.environ["HERMES_TOOLCALL_UNDECLARED"] = "keep"
+    try:
+        parser = FunctionCallParser(tools, name)
+        content: list[str] = []
+        calls: dict[int, list[str]] = {}
+        results = [parser.parse_stream_chunk(c) for c in chunks] + [parser.parse_stream_end()]
+    finally:
+        if saved is None:
+            del os.environ["HERMES_TOOLCALL_UNDECLARED"]
+        else:
+            os.environ["HERMES_TOOLCALL_UNDECLARED"] = saved
+    for text, items in results:
+        content.append(text or "")
+        for item in items:
+            entry = calls.setdefault(item.tool_index, ["", ""])
+            entry[0] += item.name or ""
+            entry[1] += item.parameters or ""
+    return "".join(content) or None, [(n, a) for n, a in calls.values()]
+
+
+def _declared(text: str) -> list[str]:
+    """The tools a scored request declares: ``f`` and every name the completion calls (so that no
+    parser is marked down for dropping undeclared calls; names read with ``parse_completion``)."""
+    from ..parse import parse_completion
+
+    return sorted({"f"} | {c.name for c in parse_completion(text).tool_calls})
+
+
+def _scorer(name: str) -> Any:
+    from .. import jsonio
+    from ..conformance.adapter import CallOut, Outcome, Request
+
+    def score(request: Request) -> Outcome:
+        content, calls = run_sglang_parser(name, request.chunks, _declared(request.text))
+        out = tuple(CallOut(name=n, arguments=jsonio.loads_or_none(a)) for n, a in calls)
+        return Outcome(calls=out, content=content)
+
+    score.adapter_name = f"sglang {name}"  # type: ignore[attr-defined]
+    score.streaming = True  # type: ignore[attr-defined]
+    score.levels = ("completion",)  # type: ignore[attr-defined]
+    score.options = ()  # type: ignore[attr-defined]
+    return score
+
+
+#: Conformance adapters: SGLang's own ``hermes`` and ``qwen25`` detectors, and this plugin, streamed
+#: through ``FunctionCallParser``
+#: (``hermes-toolcall conformance --adapter hermes_toolcall.integrations.sglang:score_builtin``).
+score_builtin = _scorer("hermes")
+score_qwen25 = _scorer("qwen25")
+score_plugin = _scorer(NAME)

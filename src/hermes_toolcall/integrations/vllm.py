@@ -22,6 +22,7 @@ Requires the ``vllm`` extra (``pip install 'hermes-toolcall[vllm]'``, vLLM 0.33)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -305,7 +306,9 @@ def _builtin_parser(name: str) -> tuple[Any, Any]:
     return cls, tokenizer
 
 
-def run_vllm_parser(name: str, chunks: Sequence[str]) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+def run_vllm_parser(
+    name: str, chunks: Sequence[str], names: Sequence[str] = ("f",)
+) -> tuple[str | None, str | None, list[tuple[str, str]]]:
     """Stream ``chunks`` through vLLM's ``ChatStreamProcessor`` with tool parser ``name``: (content, reasoning, calls).
 
     Each chunk is one delta (its token ids from the local tokenizer); the last carries ``finish_reason``.
@@ -314,7 +317,7 @@ def run_vllm_parser(name: str, chunks: Sequence[str]) -> tuple[str | None, str |
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
 
     cls, tokenizer = _builtin_parser(name)
-    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in names]
     request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=True)
     processor = ChatStreamProcessor(request, cls(tokenizer, request.tools), enable_auto_tools=True, parser_cls=cls)
     content: list[str] = []
@@ -337,12 +340,29 @@ def run_vllm_parser(name: str, chunks: Sequence[str]) -> tuple[str | None, str |
     return "".join(content) or None, "".join(reasoning) or None, [(n, a) for n, a in calls.values()]
 
 
+def _declared(text: str) -> list[str]:
+    """The tools a scored request declares: ``f`` and every name the completion calls (so that no
+    parser is marked down for dropping undeclared calls; names read with ``parse_completion``)."""
+    from ..parse import parse_completion
+
+    return sorted({"f"} | {c.name for c in parse_completion(text).tool_calls})
+
+
 def _scorer(name: str) -> Any:
     from .. import jsonio
     from ..conformance.adapter import CallOut, Outcome, Request
 
     def score(request: Request) -> Outcome:
-        content, reasoning, calls = run_vllm_parser(name, request.chunks)
+        # the corpus declares no tools: the request declares "f", and other names are kept as calls
+        saved = os.environ.get("HERMES_TOOLCALL_UNDECLARED")
+        os.environ["HERMES_TOOLCALL_UNDECLARED"] = "keep"
+        try:
+            content, reasoning, calls = run_vllm_parser(name, request.chunks, _declared(request.text))
+        finally:
+            if saved is None:
+                del os.environ["HERMES_TOOLCALL_UNDECLARED"]
+            else:
+                os.environ["HERMES_TOOLCALL_UNDECLARED"] = saved
         return Outcome(
             calls=tuple(CallOut(name=n, arguments=jsonio.loads_or_none(a)) for n, a in calls),
             content=content,
