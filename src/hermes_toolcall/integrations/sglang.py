@@ -158,18 +158,18 @@ register()
 
 
 def run_sglang_parser(
-    name: str, chunks: Any, names: Sequence[str] = ("f",)
+    name: str, chunks: Any, names: Sequence[str] = ("f",), undeclared: str = "keep"
 ) -> tuple[str | None, list[tuple[str, str]]]:
     """Stream ``chunks`` through ``FunctionCallParser(tools, name)`` as SGLang's server does: (content, calls).
 
     The request declares ``names``; SGLang's own detectors drop calls to other names, the plugin
-    keeps them (``HERMES_TOOLCALL_UNDECLARED=keep`` for scoring).
+    follows ``undeclared`` (``keep`` for scoring).
     """
     from sglang.srt.entrypoints.openai.protocol import Tool
 
     tools = [Tool(type="function", function={"name": n, "parameters": {"type": "object"}}) for n in names]
     saved = os.environ.get("HERMES_TOOLCALL_UNDECLARED")
-    os.environ["HERMES_TOOLCALL_UNDECLARED"] = "keep"
+    os.environ["HERMES_TOOLCALL_UNDECLARED"] = undeclared
     try:
         parser = FunctionCallParser(tools, name)
         content: list[str] = []

@@ -307,12 +307,27 @@ def _builtin_parser(name: str) -> tuple[Any, Any]:
 
 
 def run_vllm_parser(
-    name: str, chunks: Sequence[str], names: Sequence[str] = ("f",)
+    name: str, chunks: Sequence[str], names: Sequence[str] = ("f",), undeclared: str = "keep"
 ) -> tuple[str | None, str | None, list[tuple[str, str]]]:
     """Stream ``chunks`` through vLLM's ``ChatStreamProcessor`` with tool parser ``name``: (content, reasoning, calls).
 
     Each chunk is one delta (its token ids from the local tokenizer); the last carries ``finish_reason``.
+    The request declares ``names``; the plugin's undeclared policy is ``undeclared`` (``keep`` for scoring).
     """
+    saved = os.environ.get("HERMES_TOOLCALL_UNDECLARED")
+    os.environ["HERMES_TOOLCALL_UNDECLARED"] = undeclared
+    try:
+        return _run_vllm(name, chunks, names)
+    finally:
+        if saved is None:
+            del os.environ["HERMES_TOOLCALL_UNDECLARED"]
+        else:
+            os.environ["HERMES_TOOLCALL_UNDECLARED"] = saved
+
+
+def _run_vllm(
+    name: str, chunks: Sequence[str], names: Sequence[str]
+) -> tuple[str | None, str | None, list[tuple[str, str]]]:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
 
@@ -353,16 +368,7 @@ def _scorer(name: str) -> Any:
     from ..conformance.adapter import CallOut, Outcome, Request
 
     def score(request: Request) -> Outcome:
-        # the corpus declares no tools: the request declares "f", and other names are kept as calls
-        saved = os.environ.get("HERMES_TOOLCALL_UNDECLARED")
-        os.environ["HERMES_TOOLCALL_UNDECLARED"] = "keep"
-        try:
-            content, reasoning, calls = run_vllm_parser(name, request.chunks, _declared(request.text))
-        finally:
-            if saved is None:
-                del os.environ["HERMES_TOOLCALL_UNDECLARED"]
-            else:
-                os.environ["HERMES_TOOLCALL_UNDECLARED"] = saved
+        content, reasoning, calls = run_vllm_parser(name, request.chunks, _declared(request.text))
         return Outcome(
             calls=tuple(CallOut(name=n, arguments=jsonio.loads_or_none(a)) for n, a in calls),
             content=content,
