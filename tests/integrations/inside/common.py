@@ -84,7 +84,7 @@ class Message:
 
 
 def oracle(item: Input, *, reasoning_parser: bool, undeclared: str = "text") -> Message:
-    """What the server should report, from ``parse_completion`` of the output (prompt's open tag replayed)."""
+    """What the server should report: ``parse_completion`` of the output, ``starts_in_reasoning`` from the prompt."""
     source = item.text
     opens = item.opens and reasoning_parser  # without a reasoning parser the markup is content
     parsed = parse_completion(
