@@ -10,6 +10,7 @@ import warnings
 import pytest
 
 import hermes_toolcall
+from hermes_toolcall.integrations import ExtraMissing
 
 MODULES = sorted(
     m.name
@@ -20,7 +21,10 @@ MODULES = sorted(
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str) -> None:
-    module = importlib.import_module(name)
+    try:
+        module = importlib.import_module(name)
+    except ExtraMissing as exc:  # an integration whose server is not installed here (tests/integrations/ run it)
+        pytest.skip(str(exc))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # hypothesis warns about .example() outside tests
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -1,0 +1,255 @@
+"""Serving benchmark: the same outputs through each server's own parser and through hermes-toolcall's adapter.
+
+    $VENVS/vllm-0.33.0/bin/python bench/serving.py      # vLLM section (hermes, plugin), engine rows
+    $VENVS/sglang-0.5.23/bin/python bench/serving.py    # SGLang section (hermes, qwen25, plugin)
+    ... bench/serving.py --quick                         # 1 KB / 10 KB only
+    ... bench/serving.py --budget 600                    # let slow parsers run longer before projecting
+
+(``VENVS`` is ``$HERMES_TOOLCALL_VENV_CACHE``, built by ``.ci/heavy-venvs.sh``; this checkout's ``src/``
+is put first on ``sys.path``.) Every parser is driven the way its server's streaming loop drives it,
+in one process, on the same 4-character deltas: vLLM through ``ChatStreamProcessor.step()`` (the
+last delta carries the finish reason), SGLang through ``FunctionCallParser.parse_stream_chunk`` and
+``parse_stream_end``. Workloads: one call whose arguments are 1 KB / 10 KB / 100 KB of
+structure-dense JSON, and a 1 MB completion of many calls (µs per delta). The plugin rows stream
+argument deltas (``HERMES_TOOLCALL_EAGER=1``, like for like: both servers' parsers stream
+arguments); ``whole`` rows send each call when its block closes (the plugins' default). A parser
+whose projected time at the next size exceeds ``--budget`` seconds (from its growth so far) is not
+run there; the table shows the projection instead. Each cell is the time spent inside the parser's
+own methods (the figure the goals are about), then the whole loop's time including the server's own
+per-delta work (``loop``), best of ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from hermes_toolcall import jsonio
+from hermes_toolcall.statemachine import StreamParser
+from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
+
+DELTA = 4
+SIZES = (1_000, 10_000, 100_000)
+TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+
+
+def arguments(size: int) -> str:
+    """Structure-dense JSON arguments of about ``size`` characters."""
+    items = []
+    total = 12
+    k = 0
+    while total < size:
+        item = {"k": k, "v": "lorem ipsum dolor sit amet"}
+        items.append(item)
+        total += len(jsonio.dumps_spaced(item)) + 2
+        k += 1
+    return jsonio.dumps_spaced({"items": items})
+
+
+def one_call(size: int) -> str:
+    return '<tool_call>\n{"name": "f", "arguments": ' + arguments(size) + "}\n</tool_call>"
+
+
+def many_calls(size: int) -> str:
+    parts = []
+    total = 0
+    n = 0
+    while total < size:
+        body = jsonio.dumps_spaced({"name": "f", "arguments": {"n": n, "q": "lorem ipsum dolor sit amet, consectetur"}})
+        call = f"<tool_call>\n{body}\n</tool_call>\n"
+        parts.append(call)
+        total += len(call)
+        n += 1
+    return "".join(parts)
+
+
+def deltas(text: str) -> list[str]:
+    return [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
+
+
+Runner = Callable[[list[str]], int]  # feeds the deltas, returns the number of calls the client got
+
+#: seconds spent inside the parser's own methods during the last run (the server's loop excluded)
+INSIDE = [0.0]
+
+
+def clocked(obj: object, *names: str) -> None:
+    """Wrap the named methods of ``obj`` so that their time adds up in ``INSIDE``."""
+    for name in names:
+        method = getattr(obj, name, None)
+        if method is None:
+            continue
+
+        def wrapper(*args: object, _method: Callable[..., object] = method, **kwargs: object) -> object:
+            start = time.perf_counter()
+            try:
+                return _method(*args, **kwargs)
+            finally:
+                INSIDE[0] += time.perf_counter() - start
+
+        setattr(obj, name, wrapper)
+
+
+# ---------------------------------------------------------------------------------------------- engine
+
+
+def engine(stream_arguments: bool) -> Runner:
+    def run(pieces: list[str]) -> int:
+        parser, chunker = StreamParser(stream_arguments=stream_arguments), OpenAIChunker()
+        clocked(parser, "feed", "close")
+        for piece in pieces:
+            chunker.feed(parser.feed(piece))
+        chunker.feed(parser.close())
+        chunker.finish()
+        return len(parser.result().tool_calls)  # type: ignore[union-attr]
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------- vLLM
+
+
+def vllm_runner(name: str, eager: bool) -> Runner:
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+
+    import hermes_toolcall.integrations.vllm as plugin
+
+    cls, tokenizer = plugin._builtin_parser(name)
+    prompt = tokenizer.encode("<|im_start|>assistant\n")
+
+    def run(pieces: list[str]) -> int:
+        os.environ["HERMES_TOOLCALL_EAGER"] = "1" if eager else ""
+        messages = [{"role": "user", "content": "hi"}]
+        request = ChatCompletionRequest(model="m", messages=messages, tools=TOOLS, stream=True)
+        parser = cls(tokenizer, request.tools)
+        request = parser.adjust_request(request)
+        clocked(parser.tool_parser, "extract_tool_calls_streaming", "finish_streaming", "get_remaining_unstreamed_args")
+        processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+        ids: set[int] = set()
+        last = len(pieces) - 1
+        for n, piece in enumerate(pieces):
+            step = processor.step(piece, [0], "stop" if n == last else None, prompt)
+            if step.delta is not None:
+                ids.update(tc.index for tc in step.delta.tool_calls)
+        return len(ids)
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------- SGLang
+
+
+def sglang_runner(name: str, eager: bool) -> Runner:
+    from sglang.srt.entrypoints.openai.protocol import Tool
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    import hermes_toolcall.integrations.sglang  # noqa: F401  (registers hermes_toolcall)
+
+    tools = [Tool(type="function", function=TOOLS[0]["function"])]
+
+    def run(pieces: list[str]) -> int:
+        os.environ["HERMES_TOOLCALL_EAGER"] = "1" if eager else ""
+        parser = FunctionCallParser(tools, name)
+        clocked(parser.detector, "parse_streaming_increment", "finish")
+        ids: set[int] = set()
+        for piece in pieces:
+            ids.update(c.tool_index for c in parser.parse_stream_chunk(piece)[1])
+        ids.update(c.tool_index for c in parser.parse_stream_end()[1])
+        return len(ids)
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------- driver
+
+
+def timed(run: Runner, pieces: list[str], repeat: int) -> tuple[float, float, int]:
+    """Best of ``repeat``: (total seconds through the server's loop, seconds inside the parser, calls)."""
+    best = (math.inf, math.inf)
+    calls = 0
+    for _ in range(repeat):
+        gc.collect()
+        INSIDE[0] = 0.0
+        start = time.perf_counter()
+        calls = run(pieces)
+        best = min(best, (time.perf_counter() - start, INSIDE[0]))
+    return best[0], best[1], calls
+
+
+def fmt(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.0f} µs"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="1 KB and 10 KB only, no 1 MB row")
+    ap.add_argument("--budget", type=float, default=60.0, help="seconds a single run may take (projected)")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    sizes = SIZES[:2] if args.quick else SIZES
+    rows: list[tuple[str, Runner]] = [
+        ("hermes-toolcall engine, default", engine(False)),
+        ("hermes-toolcall engine, stream_arguments=True", engine(True)),
+    ]
+    try:
+        import vllm  # noqa: F401
+
+        rows += [
+            ("vLLM `hermes` (built in)", vllm_runner("hermes", False)),
+            ("vLLM + hermes_toolcall plugin, argument deltas", vllm_runner("hermes_toolcall", True)),
+            ("vLLM + hermes_toolcall plugin, whole calls (default)", vllm_runner("hermes_toolcall", False)),
+        ]
+    except ImportError:
+        pass
+    try:
+        import sglang.srt.function_call.function_call_parser  # noqa: F401
+
+        rows += [
+            ("SGLang `hermes` (built in)", sglang_runner("hermes", False)),
+            ("SGLang `qwen25` (built in)", sglang_runner("qwen25", False)),
+            ("SGLang + hermes_toolcall, argument deltas", sglang_runner("hermes_toolcall", True)),
+            ("SGLang + hermes_toolcall, whole calls (default)", sglang_runner("hermes_toolcall", False)),
+        ]
+    except ImportError:
+        pass
+    inputs = [(f"{s // 1000} KB", deltas(one_call(s))) for s in sizes]
+    if not args.quick:
+        inputs.append(("1 MB, µs/delta", deltas(many_calls(1_000_000))))
+    header = "| parser | " + " | ".join(label for label, _ in inputs) + " |"
+    print(header)
+    print("|" + "---|" * (len(inputs) + 1))
+    for label, run in rows:
+        cells = []
+        previous: tuple[int, float] | None = None
+        exponent = 1.0
+        for (name, pieces), size in zip(inputs, [*sizes, 1_000_000], strict=False):
+            if previous is not None:
+                projected = previous[1] * (size / previous[0]) ** exponent
+                if projected > args.budget:
+                    cells.append(f"≈ {fmt(projected)} (projected, x^{exponent:.1f})")
+                    previous = (size, projected)
+                    continue
+            total, seconds, calls = timed(run, pieces, 1 if previous and previous[1] > 5 else args.repeat)
+            if previous is not None and previous[1] > 0:
+                exponent = max(1.0, math.log(seconds / previous[1]) / math.log(size / previous[0]))
+            previous = (size, seconds)
+            if name.startswith("1 MB"):
+                cells.append(f"{seconds / len(pieces) * 1e6:.1f} µs ({fmt(seconds)}; loop {fmt(total)}; {calls} calls)")
+            else:
+                cells.append(f"{fmt(seconds)} (loop {fmt(total)})" + ("" if calls == 1 else f" ({calls} calls)"))
+        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

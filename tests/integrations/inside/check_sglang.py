@@ -1,0 +1,88 @@
+"""Runs inside the SGLang 0.5.23 venv (tests/integrations/test_servers.py): the detector through SGLang's classes.
+
+Streaming is ``FunctionCallParser.parse_stream_chunk`` per delta and ``parse_stream_end`` with the
+last one, as ``OpenAIServingChat._process_tool_call_stream`` does (``flush`` on the final chunk);
+non-streaming is ``has_tool_call`` + ``parse_non_stream`` as ``_process_tool_calls`` does. SGLang's
+reasoning parser runs before the detector, so the oracle is the no-reasoning-parser one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
+from sglang.srt.entrypoints.openai.protocol import Tool
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+from hermes_toolcall.integrations.sglang import HermesDetector, register
+
+INPUTS = inputs()
+
+
+def _tools(item: Input) -> list[Tool]:
+    return [Tool(**t) for t in tool_objects(item)]
+
+
+def _parser(item: Input) -> FunctionCallParser:
+    suffix = item.dialect.replace("-", "_").replace(".", "")
+    return FunctionCallParser(_tools(item), f"hermes_toolcall_{suffix}")
+
+
+def stream(item: Input, cuts: list[int]) -> tuple[Message, Any, list[str]]:
+    parser = _parser(item)
+    acc = Accumulator()
+    pieces = groups(list(item.text), cuts) or [[]]
+    for n, group in enumerate(pieces):
+        text, calls = parser.parse_stream_chunk("".join(group))
+        if n == len(pieces) - 1:
+            end_text, end_calls = parser.parse_stream_end()
+            text, calls = (text or "") + end_text, list(calls) + end_calls
+        acc.add(text, None, [(c.tool_index, "id" if c.name else None, c.name, c.parameters) for c in calls])
+    return acc.message(), parser.detector, acc.problems
+
+
+def whole(item: Input) -> Message:
+    parser = _parser(item)
+    if not parser.has_tool_call(item.text):
+        return Message(item.text, None, ()).normal()
+    text, calls = parser.parse_non_stream(item.text)
+    return Message(text, None, tuple((c.name, c.parameters) for c in calls)).normal()
+
+
+@pytest.mark.parametrize("item", INPUTS, ids=[i.id for i in INPUTS])
+def test_stream_equals_whole_equals_parse_completion(item: Input) -> None:
+    expected = oracle(item, reasoning_parser=False)
+    assert whole(item) == expected
+    for cuts in chunkings(len(item.text), seed=len(item.text)):
+        got, detector, problems = stream(item, cuts)
+        assert not problems
+        assert got == expected, f"cuts={cuts[:20]}"
+        # _check_for_unstreamed_tool_args: the last call's expected arguments minus what was streamed
+        if detector.prev_tool_call_arr:
+            last = len(detector.prev_tool_call_arr) - 1
+            assert detector.prev_tool_call_arr[last]["arguments"] == detector.streamed_args_for_tool[last]
+
+
+def test_registered_and_structural_tag_matches_the_dialect() -> None:
+    register()
+    assert FunctionCallParser.ToolCallParserEnum["hermes_toolcall"] is HermesDetector
+    item = EDGE[0]
+    tag = FunctionCallParser(_tools(item), "hermes_toolcall_qwen3").get_legacy_structural_tag(at_least_one=True)
+    begin, end = tag.structures[0].begin, tag.structures[0].end
+    assert begin == '<tool_call>\n{"name": "get_weather", "arguments": '
+    assert end == "}\n</tool_call>"
+    assert tag.triggers == ["<tool_call>"]
+    from hermes_toolcall import parse_completion
+
+    assert parse_completion(begin + '{"a": 1}' + end).tool_calls[0].name == "get_weather"
+
+
+def test_launcher_module_imports_sglang_entry_points() -> None:
+    import hermes_toolcall.integrations.sglang_launch as launch
+
+    assert callable(launch.main)
+    from sglang.srt.server_args import prepare_server_args
+
+    args = prepare_server_args(["--model-path", "/nonexistent", "--tool-call-parser", "hermes_toolcall"])
+    assert args.tool_call_parser == "hermes_toolcall"

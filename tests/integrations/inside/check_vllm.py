@@ -1,0 +1,182 @@
+"""Runs inside the vLLM 0.33 venv (tests/integrations/test_servers.py): the plugin through vLLM's own classes.
+
+Each output goes through the real serving path: ``ParserManager.get_parser`` composes the plugin's
+tool parser (and reasoning parser) into vLLM's ``DelegatingParser``; streaming is
+``ChatStreamProcessor.step()`` fed the way ``OpenAIServingChat`` feeds it (token ids decoded with
+``tokenizers``' ``DecodeStream`` as vLLM's fast detokenizer does; the last delta carries the
+finish reason); non-streaming is ``Parser.parse()`` after ``set_prompt_token_ids``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
+from tokenizers.decoders import DecodeStream
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+from vllm.parser import ParserManager
+from vllm.tokenizers import get_tokenizer
+
+import hermes_toolcall.integrations.vllm as plugin
+from hermes_toolcall.conformance.adapter import Request
+from hermes_toolcall.integrations.tokenizer import build
+from hermes_toolcall.integrations.vllm import score_builtin
+
+INPUTS = inputs()
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return get_tokenizer(build(tmp_path_factory.mktemp("tok")))
+
+
+def _request(item: Input, tool_choice: Any = "auto") -> ChatCompletionRequest:
+    tools = tool_objects(item)
+    return ChatCompletionRequest(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, tool_choice=tool_choice, stream=True
+    )
+
+
+def _prompt(tokenizer: Any, item: Input) -> list[int]:
+    opener = "<think>\n" if item.opens else ""
+    ids: list[int] = tokenizer.encode(f"<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n{opener}")
+    return ids
+
+
+def _parser_cls(reasoning: bool, dialect: str) -> Any:
+    suffix = dialect.replace("-", "_").replace(".", "")
+    return ParserManager.get_parser(
+        tool_parser_name=f"hermes_toolcall_{suffix}",
+        reasoning_parser_name=f"hermes_toolcall_{suffix}" if reasoning else None,
+        enable_auto_tools=True,
+    )
+
+
+def stream(tokenizer: Any, item: Input, cuts: list[int] | None, *, reasoning: bool, tool_choice: Any = "auto",
+           by_text: bool = False) -> tuple[Message, Any, str | None, list[str]]:
+    """Stream the output through ChatStreamProcessor.step(); returns the client's message and the parser."""
+    cls = _parser_cls(reasoning, item.dialect)
+    request = _request(item, tool_choice)
+    parser = cls(tokenizer, request.tools)
+    request = parser.adjust_request(request)  # as OpenAIServingChat does before generating
+    processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+    prompt = _prompt(tokenizer, item)
+    if by_text:  # character deltas (inputs the tokenizer cannot encode, e.g. lone surrogates)
+        pieces = [(c, [0]) for c in item.text]
+    else:
+        ids = tokenizer.encode(item.text)
+        decoder = DecodeStream(skip_special_tokens=request.skip_special_tokens)
+        pieces = [(decoder.step(tokenizer._tokenizer, t) or "", [t]) for t in ids]
+    steps = groups(pieces, cuts if cuts is not None else []) or [[]]  # an empty output: one final step
+    acc = Accumulator()
+    finish = None
+    for n, group in enumerate(steps):
+        last = n == len(steps) - 1
+        text = "".join(p for p, _ in group)
+        ids_ = [i for _, t in group for i in t]
+        step = processor.step(text, ids_, "stop" if last else None, prompt)
+        delta = step.delta
+        if delta is not None:
+            acc.add(delta.content, delta.reasoning, [
+                (tc.index, tc.id, tc.function.name if tc.function else None,
+                 (tc.function.arguments or "") if tc.function else "") for tc in delta.tool_calls])
+        finish = step.finish_reason
+    return acc.message(), parser, finish, acc.problems
+
+
+def whole(tokenizer: Any, item: Input, *, reasoning: bool, tool_choice: Any = "auto") -> Message:
+    cls = _parser_cls(reasoning, item.dialect)
+    request = _request(item, tool_choice)
+    parser = cls(tokenizer, request.tools)
+    parser.set_prompt_token_ids(_prompt(tokenizer, item))
+    r, content, calls = parser.parse(item.text, request, enable_auto_tools=True)
+    return Message(content, r, tuple((c.name, c.arguments) for c in calls or ())).normal()
+
+
+def _roundtrips(tokenizer: Any, text: str) -> bool:
+    try:
+        return bool(tokenizer.decode(tokenizer.encode(text)) == text)
+    except Exception:
+        return False
+
+
+@pytest.mark.parametrize("reasoning", [False, True], ids=["tool-parser", "tool+reasoning-parser"])
+@pytest.mark.parametrize("item", INPUTS, ids=[i.id for i in INPUTS])
+def test_stream_equals_whole_equals_parse_completion(tokenizer: Any, item: Input, reasoning: bool) -> None:
+    by_text = not _roundtrips(tokenizer, item.text)
+    expected = oracle(item, reasoning_parser=reasoning)
+    assert whole(tokenizer, item, reasoning=reasoning) == expected
+    n = len(item.text) if by_text else len(tokenizer.encode(item.text))
+    for cuts in chunkings(n, seed=len(item.text)):
+        got, parser, finish, problems = stream(tokenizer, item, cuts, reasoning=reasoning, by_text=by_text)
+        assert not problems
+        assert got == expected, f"cuts={cuts[:20]}"
+        tool_parser = parser.tool_parser
+        assert tool_parser.get_remaining_unstreamed_args() == ""  # vLLM's finish logic adds nothing
+        assert [c["arguments"] for c in tool_parser.prev_tool_call_arr] == tool_parser.streamed_args_for_tool
+        assert finish == ("tool_calls" if expected.calls else "stop")
+
+
+@pytest.mark.parametrize("item", EDGE, ids=[i.id for i in EDGE])
+def test_eager_mode_streams_arguments(tokenizer: Any, item: Input, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HERMES_TOOLCALL_EAGER", "1")
+    expected = oracle(item, reasoning_parser=True)
+    got, parser, _, problems = stream(tokenizer, item, list(range(1, len(tokenizer.encode(item.text)))),
+                                      reasoning=True)
+    assert not problems
+    assert parser.tool_parser.get_remaining_unstreamed_args() == ""
+    if item.id == "truncated-second-call":  # announced before it was cut: the client has a partial call
+        assert got.calls[0] == expected.calls[0] and len(got.calls) == 2
+    else:
+        assert got == expected
+
+
+def test_tool_choice_none_gives_the_output_as_content(tokenizer: Any) -> None:
+    item = EDGE[0]
+    got, *_ = stream(tokenizer, item, [3, 9, 20], reasoning=False, tool_choice="none")
+    assert got == Message(item.text, None, ()).normal()
+    assert whole(tokenizer, item, reasoning=False, tool_choice="none") == Message(item.text, None, ()).normal()
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "function": {"name": "get_weather"}}])
+def test_required_and_named_parse_the_native_format(tokenizer: Any, choice: Any) -> None:
+    item = EDGE[0]
+    got, *_ = stream(tokenizer, item, [5, 11], reasoning=False, tool_choice=choice)
+    assert got.calls == (("get_weather", '{"city": "Paris"}'),)
+    assert whole(tokenizer, item, reasoning=False, tool_choice=choice).calls == got.calls
+
+
+def test_registered_names_and_plugin_loading() -> None:
+    from vllm.reasoning.abs_reasoning_parsers import ReasoningParserManager
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+    ToolParserManager.import_tool_parser("hermes_toolcall.integrations.vllm")  # --tool-parser-plugin's path
+    assert ToolParserManager.get_tool_parser("hermes_toolcall") is plugin.HermesToolParser
+    assert ReasoningParserManager.get_reasoning_parser("hermes_toolcall") is plugin.HermesReasoningParser
+    assert ToolParserManager.get_tool_parser("hermes_toolcall_qwen3").dialect == "qwen3"
+
+
+def test_prompt_opened_reasoning_is_read_from_token_ids(tokenizer: Any) -> None:
+    item = next(i for i in EDGE if i.id == "qwq-reasoning-open")
+    cls = _parser_cls(True, item.dialect)
+    parser = cls(tokenizer, None)
+    assert not parser.is_reasoning_end(_prompt(tokenizer, item))
+    closed = tokenizer.encode("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    assert parser.is_reasoning_end(closed)
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "function": {"name": "get_weather"}}])
+def test_required_and_named_constrain_generation_to_the_native_format(choice: Any) -> None:
+    item = EDGE[0]
+    cls = _parser_cls(False, item.dialect)
+    request = cls(None, None).adjust_request(_request(item, choice))
+    tag = request.structured_outputs.structural_tag
+    assert tag is not None and "<tool_call>" in tag and "get_weather" in tag
+    assert request.skip_special_tokens is False
+
+
+def test_builtin_hermes_scored_by_the_same_harness() -> None:
+    out = score_builtin(Request(text=EDGE[0].text, chunks=(EDGE[0].text,)))
+    assert [c.name for c in out.calls] == ["get_weather"]
