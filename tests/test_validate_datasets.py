@@ -74,6 +74,7 @@ def test_jsonl_invalid_utf8_is_a_finding(tmp_path: Path) -> None:
 
 
 def test_chatml_file_split_into_transcripts(tmp_path: Path) -> None:
+    # a record ends at a blank line after <|im_end|>; a second system turn does not start a record
     text = (
         "<|im_start|>system\nA<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n"
         "<|im_start|>system\nB<|im_end|>\n<|im_start|>user\nyo<|im_end|>\n\n"
@@ -82,7 +83,7 @@ def test_chatml_file_split_into_transcripts(tmp_path: Path) -> None:
     path = tmp_path / "t.chatml"
     path.write_text(text, encoding="utf-8")
     records = list(iter_records(path))
-    assert [(r.number, r.line) for r in records] == [(1, 1), (2, 5), (3, 10)]
+    assert [(r.number, r.line) for r in records] == [(1, 1), (2, 10)]
     assert "".join(r.text for r in records) == text
 
 
