@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ..errors import UsageError
 from ..excerpt import caret_line, sanitize, window
@@ -20,6 +21,7 @@ __all__ = [
     "format_diagnostic",
     "format_finding",
     "in_flags",
+    "load_json",
     "print_diagnostics",
     "read_input",
 ]
@@ -71,6 +73,27 @@ def read_input(path: str) -> str:
         raise UsageError(f"{display_name(path)} is not UTF-8 (byte {exc.start})") from exc
     except OSError as exc:
         raise UsageError(f"cannot read {display_name(path)}: {exc.strerror or exc}") from exc
+
+
+def load_json(text: str, path: str) -> Any:
+    """The JSON value of an input's text.
+
+    Raises:
+        UsageError: the text is not JSON; the message names ``file:line:column`` of the error.
+
+    >>> load_json('{"a":\\n  tru}', "body.json")
+    Traceback (most recent call last):
+    ...
+    hermes_toolcall.errors.UsageError: body.json:2:3: not JSON: ...
+    """
+    from .. import jsonio
+    from ..errors import DecodeError
+
+    try:
+        return jsonio.loads(text)
+    except DecodeError as exc:
+        line, column = LineIndex(text).line_col(max(exc.position, 0))
+        raise UsageError(f"{display_name(path)}:{line}:{column}: not JSON: {exc.message}") from exc
 
 
 def display_name(path: str) -> str:

@@ -18,14 +18,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from .. import jsonio
 from ..errors import UsageError
 from ..profiles import DIALECTS
 from ..validate import codes as _codes  # noqa: F401  (registers the validation codes)
 from ..validate.datasets import iter_records
 from ..validate.runner import INTERNAL_ERROR, Options, RecordResult, run
 from . import EXIT_FAILED, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK
-from .common import display_name, read_input
+from .common import display_name, load_json, read_input
 from .validate_report import FORMATS, Summary, make_sink
 
 __all__ = ["register", "run_validate"]
@@ -83,7 +82,7 @@ def _codes_arg(values: list[str] | None) -> tuple[str, ...] | None:
 
 
 def _load_tools(path: str) -> tuple[Any, ...]:
-    data = jsonio.loads(read_input(path))
+    data = load_json(read_input(path), path)
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
         data = data["tools"]
     if not isinstance(data, list):
@@ -173,6 +172,8 @@ def run_validate(args: argparse.Namespace) -> int:
                         for f in result.findings:
                             summary.add(f)
                             sink.finding(name, result, f)
+                        if result.findings:
+                            sink.record_done()
                         if bar is not None:
                             bar[0].update(bar[1], completed=done + result.end)
                         last = result.end

@@ -86,8 +86,15 @@ def _finding_json(path: str, f: Located) -> dict[str, Any]:
 class Sink:
     """The text format: compiler-style findings as they come, then a table by code and a summary line."""
 
+    streaming = True  # findings are written as they come (flushed after each record that has some)
+
     def __init__(self, out: TextIO) -> None:
         self.out = out
+
+    def record_done(self) -> None:
+        """A record's findings were all given: make them visible (a pipe is block-buffered)."""
+        if self.streaming:
+            self.out.flush()
 
     def finding(self, path: str, result: RecordResult, f: Located) -> None:
         """Report one finding."""
@@ -135,6 +142,8 @@ class _JsonLines(Sink):
 
 
 class _Json(Sink):
+    streaming = False
+
     def __init__(self, out: TextIO) -> None:
         super().__init__(out)
         self.items: list[dict[str, Any]] = []
@@ -176,6 +185,8 @@ class _GitHub(Sink):
 
 class _Sarif(Sink):
     """SARIF 2.1.0 for GitHub code scanning, within its limits; fingerprints survive moved records."""
+
+    streaming = False
 
     def __init__(self, out: TextIO, *, command: list[str], limit: int = SARIF_MAX_RESULTS) -> None:
         super().__init__(out)
