@@ -346,3 +346,56 @@ def test_no_traceback_for_any_failure_of_other_commands(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": ""}
     proc = cli("parse", str(tmp_path / "missing.txt"), env=env)
     assert proc.returncode == 2 and proc.stderr.decode().count("\n") == 1
+
+
+def _warning_record() -> str:
+    rec = record("get_weather", '{"location": "R"}')  # HT304: one call's arguments a string, one an object
+    rec["messages"][1]["tool_calls"].append(
+        {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": {"location": "R"}}}
+    )
+    return json.dumps(rec)
+
+
+def test_issue11_sarif_stays_within_github_limits_most_severe_first(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    lines = [_warning_record()] * 1000 + ["{"] * 25_500  # 1,000 warnings, then 25,500 errors (HT601)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = cli("validate", str(path), "--format", "sarif")
+    assert proc.returncode == 1
+    (run,) = json.loads(proc.stdout)["runs"]
+    results = run["results"]
+    assert len(results) == 25_000 and {r["level"] for r in results} == {"error"}
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is True and invocation["exitCode"] == 1
+    (note,) = invocation["toolExecutionNotifications"]
+    assert "1500 finding(s) not included (500 error, 1000 warning)" in note["message"]["text"]
+    fingerprints = [r["partialFingerprints"]["hermesToolcallFinding/v1"] for r in results]
+    assert len(set(fingerprints)) == len(fingerprints)
+
+
+def test_sarif_fingerprints_survive_moved_records(tmp_path: Path) -> None:
+    bad = json.dumps(record("nope", '{"location": 7}'))
+    clean = json.dumps(record("get_weather", '{"location": "R"}'))
+    (tmp_path / "1").mkdir()
+    (tmp_path / "2").mkdir()
+    first, second = tmp_path / "1" / "d.jsonl", tmp_path / "2" / "d.jsonl"  # one file, before and after an edit
+    first.write_text(bad + "\n" + bad + "\n", encoding="utf-8")
+    second.write_text(clean + "\n\n" + clean + "\n" + bad + "\n" + bad + "\n", encoding="utf-8")
+
+    def prints(path: Path) -> list[tuple[str, str, int]]:
+        out = cli("validate", path.name, "--format", "sarif", "--output", "out.sarif", cwd=path.parent)
+        assert out.returncode == 1
+        doc = json.loads((path.parent / "out.sarif").read_text())
+        return [
+            (
+                r["ruleId"],
+                r["partialFingerprints"]["hermesToolcallFinding/v1"],
+                r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            )
+            for r in doc["runs"][0]["results"]
+        ]
+
+    a, b = prints(first), prints(second)
+    assert [(code, fp) for code, fp, _ in a] == [(code, fp) for code, fp, _ in b]  # same alerts …
+    assert [line for *_, line in a] != [line for *_, line in b]  # … on other lines
+    assert len({fp for _, fp, _ in a}) == len(a)  # identical records: distinct by occurrence

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from hermes_toolcall.errors import UsageError
 from hermes_toolcall.validate.datasets import RawRecord, detect_format, iter_records
@@ -217,3 +219,69 @@ def test_record_shape_is_read_from_the_items() -> None:
     openai_in_conversations = {"conversations": [{"role": "user", "content": "hi<|im_end|>"}]}
     assert [(c, s) for c, _, _, s in _record(sharegpt_in_messages)] == [("HT501", "<|im_end|>")]
     assert [(c, s) for c, _, _, s in _record(openai_in_conversations)] == [("HT501", "<|im_end|>")]
+
+
+# ---- record splitting: no dialect's own rendering can start a record ------------------------------------
+
+_PIECES = [*"ab \n<>/|{}_:", "<|im_", "system", "\n\n", "<tool_response>", "<think>"]
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+@st.composite
+def _conversation(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Any], bool]:
+    messages: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        messages.append({"role": "system", "content": draw(_TEXT)})
+    for k in range(draw(st.integers(min_value=1, max_value=3))):
+        messages.append({"role": "user", "content": draw(_TEXT)})
+        if draw(st.booleans()):
+            call = {
+                "id": f"c{k}",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"location": "x"}'},
+            }
+            messages.append({"role": "assistant", "content": draw(_TEXT), "tool_calls": [call]})
+            messages.append({"role": "tool", "tool_call_id": f"c{k}", "content": draw(_TEXT)})
+            if draw(st.booleans()):  # a system message in the middle of the conversation
+                messages.append({"role": "system", "content": draw(_TEXT)})
+        messages.append({"role": "assistant", "content": draw(_TEXT)})
+    tools = [WEATHER] if draw(st.booleans()) else []
+    return messages, tools, draw(st.booleans())
+
+
+@given(
+    dialect=st.sampled_from(["hermes", "hermes-vllm", "qwen2.5", "qwen3", "omp"]),
+    conversations=st.lists(_conversation(), min_size=1, max_size=3),
+    crlf=st.booleans(),
+)
+def test_every_dialects_rendering_is_one_record(
+    dialect: str, conversations: list[tuple[list[dict[str, Any]], list[Any], bool]], crlf: bool
+) -> None:
+    """Renders written one after the other, a blank line between them, read back as exactly those records.
+
+    Only the last one may end in an open generation prompt (``<|im_start|>assistant``): an open turn has no
+    ``<|im_end|>`` for a blank line to follow.
+    """
+    import tempfile
+
+    from hermes_toolcall import render
+    from hermes_toolcall.errors import RenderError
+
+    texts = []
+    for n, (messages, tools, prompt) in enumerate(conversations, 1):
+        prompt = prompt and n == len(conversations)  # an open generation prompt can only end the file
+        try:
+            texts.append(render(messages, tools=tools, dialect=dialect, add_generation_prompt=prompt))
+        except RenderError:  # content the renderer refuses (it would inject structure) is not a rendering
+            assume(False)
+    joined = "".join((t if t.endswith("\n") else t + "\n") + "\n" for t in texts)
+    data = joined.replace("\n", "\r\n") if crlf else joined
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.chatml"
+        path.write_bytes(data.encode())
+        records = list(iter_records(path, "chatml"))
+    assert [r.text.rstrip("\n") for r in records] == [t.rstrip("\n") for t in texts]
+    lines = [1]
+    for t in texts[:-1]:
+        lines.append(lines[-1] + t.rstrip("\n").count("\n") + 2)
+    assert [r.line for r in records] == lines

@@ -204,7 +204,7 @@ class _Sarif(Sink):
             self.dropped[gone.severity] += 1
 
     def _result(self, path: str, digest: str, f: Located, index: dict[str, int], seen: Counter[str]) -> Any:
-        uri = Path(path).as_posix()
+        uri = Path(path).as_posix()  # the same file name in every run
         key = hashlib.blake2b(f"{f.code}\0{uri}\0{digest}\0{f.message}".encode(), digest_size=16).hexdigest()
         seen[key] += 1
         return {
