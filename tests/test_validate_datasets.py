@@ -285,3 +285,68 @@ def test_every_dialects_rendering_is_one_record(
     for t in texts[:-1]:
         lines.append(lines[-1] + t.rstrip("\n").count("\n") + 2)
     assert [r.line for r in records] == lines
+
+
+# ---- the reader hook (compressed files, Parquet … plug in here) ----------------------------------------
+
+
+def test_a_registered_reader_gets_the_handle_and_its_peeked_bytes(tmp_path: Path) -> None:
+    import gzip
+    from collections.abc import Iterator
+    from typing import BinaryIO
+
+    from hermes_toolcall.validate.datasets import READERS, Reader, records_from_handle, register_reader
+
+    def read(stream: BinaryIO, name: str, input_format: Any) -> Iterator[RawRecord]:
+        with gzip.GzipFile(fileobj=stream) as inner:
+            yield from records_from_handle(inner, name, input_format)  # type: ignore[arg-type]
+
+    reader = Reader(name="gzip-test", sniff=lambda head, name: head[:2] == b"\x1f\x8b", read=read)
+    register_reader(reader)
+    try:
+        path = tmp_path / "d.jsonl.gz"
+        path.write_bytes(gzip.compress(b'{"messages": []}\n{"text": 1}\n'))
+        records = list(iter_records(path))
+        assert [(r.number, r.kind) for r in records] == [(1, "jsonl"), (2, "jsonl")]
+        assert [f.code for r in records for f in check_record(r, Options()).findings] == ["HT602"]
+        plain = _jsonl(tmp_path, {"messages": []})
+        assert [r.kind for r in iter_records(plain)] == ["jsonl"]  # other inputs are not claimed
+    finally:
+        READERS.remove(reader)
+
+
+def test_decoded_rows_are_records_too() -> None:
+    row = {"messages": [{"role": "user", "content": "x"}, {"role": "tool", "content": "r", "tool_call_id": "z"}]}
+    raw = RawRecord(number=4, line=4, text="", kind="object", end=0, data=row)
+    (f,) = check_record(raw, Options()).findings
+    assert (f.code, f.record, f.line, f.column) == ("HT402", 4, 4, 1)
+
+
+def test_huge_numbers_and_deep_values_never_raise() -> None:
+    from hermes_toolcall import validate, validate_record
+
+    big = 10**4301
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {"type": "object", "properties": {"a": {"type": "integer", "maximum": big}}},
+        },
+    }
+    deep: Any = 1
+    for _ in range(5000):
+        deep = [deep]
+    for args in ({"a": big}, '{"a": ' + "9" * 5000 + "}", {"a": deep}):
+        rec = {
+            "messages": [
+                {"role": "user", "content": "x"},
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": args}}],
+                },
+            ],
+            "tools": [tool],
+        }
+        report = validate_record(rec)
+        assert set(report.codes) <= {"HT302", "HT303", "HT604"}
+        assert set(validate(rec["messages"], tools=[tool]).codes) <= {"HT302", "HT303", "HT604"}
