@@ -350,3 +350,21 @@ def test_huge_numbers_and_deep_values_never_raise() -> None:
         report = validate_record(rec)
         assert set(report.codes) <= {"HT302", "HT303", "HT604"}
         assert set(validate(rec["messages"], tools=[tool]).codes) <= {"HT302", "HT303", "HT604"}
+
+
+def test_transcripts_joined_without_the_blank_line_are_reported(tmp_path: Path) -> None:
+    from hermes_toolcall import render
+
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    tools = [{"type": "function", "function": {**WEATHER["function"], "description": "Weather."}}]
+    first, second = render(messages, tools=tools), render(messages, tools=tools)
+    path = tmp_path / "joined.chatml"
+    first = first.rstrip("\n") + "\n"
+    path.write_text(first + second, encoding="utf-8")  # no blank line between them: one record
+    (raw,) = list(iter_records(path))
+    found = check_record(raw, Options()).findings
+    (joined,) = [f for f in found if f.code == "HT605"]
+    assert joined.severity == "warning" and joined.line == first.count("\n") + 1 and joined.column == 1
+    separated = tmp_path / "separated.chatml"
+    separated.write_text(first + "\n" + second, encoding="utf-8")
+    assert [len(check_record(r, Options()).findings) for r in iter_records(separated)] == [0, 0]
