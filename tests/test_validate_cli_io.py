@@ -399,3 +399,11 @@ def test_sarif_fingerprints_survive_moved_records(tmp_path: Path) -> None:
     assert [(code, fp) for code, fp, _ in a] == [(code, fp) for code, fp, _ in b]  # same alerts …
     assert [line for *_, line in a] != [line for *_, line in b]  # … on other lines
     assert len({fp for _, fp, _ in a}) == len(a)  # identical records: distinct by occurrence
+
+
+def test_internal_errors_are_never_hidden_by_select_or_ignore(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text(_deep_schema_record() + "\n", encoding="utf-8")
+    for flags in (["--select", "HT3"], ["--ignore", "HT6"]):
+        proc = cli("validate", str(path), "--format", "jsonl", *flags)
+        assert proc.returncode == 3 and '"code":"HT604"' in proc.stdout.decode(), flags

@@ -204,7 +204,7 @@ def validate_record(
     except HermesError:
         raise
     except Exception as exc:  # RecursionError on absurd nesting, ValueError on huge numbers, …
-        return _failed(exc) if selector.allows("HT604") else ValidationReport(diagnostics=(), locations=())
+        return _failed(exc)  # never hidden by select/ignore
 
 
 def _validate_record(
@@ -330,7 +330,7 @@ def validate(
     except HermesError:
         raise
     except Exception as exc:  # a failure of the validator itself: a finding, never a traceback
-        report = _failed(exc) if selector.allows("HT604") else ValidationReport(diagnostics=(), locations=())
+        report = _failed(exc)  # never hidden by select/ignore
     if strict and report.errors:
         raise ValidationError(f"{len(report.errors)} validation error(s)", report.errors)
     return report

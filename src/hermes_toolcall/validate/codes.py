@@ -271,7 +271,8 @@ ENTRIES: tuple[Entry, ...] = (
         "error",
         RECORDS,
         "The validator itself failed on this record (an internal error, e.g. a recursion limit or a number too "
-        "large for a check); the record was not fully checked. The run goes on and exits with status 3.",
+        "large for a check); the record was not fully checked. The run goes on and exits with status 3. "
+        "`--select`/`--ignore` never hide it.",
         "a tool schema nested 1,000 levels deep",
         "Please report it to the project's issue tracker, with the record; until then check that record by hand.",
     ),
