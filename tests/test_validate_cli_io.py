@@ -308,6 +308,8 @@ def test_exit_status_fail_on_and_output_file(tmp_path: Path) -> None:
     proc = cli("validate", str(warn), "--format", "json", "--output", str(report))
     assert proc.returncode == 0 and proc.stdout == b""
     assert json.loads(report.read_text())["warnings"] == 1
+    same = cli("validate", str(warn), "--output", str(warn))
+    assert same.returncode == 2 and json.loads(warn.read_text())  # refused: the input is not overwritten
     version = cli("--version")
     assert version.returncode == 0 and version.stdout.decode().startswith("hermes-toolcall ")
 

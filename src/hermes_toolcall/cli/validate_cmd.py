@@ -141,6 +141,8 @@ def _status(summary: Summary, fail_on: str) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     """Validate every PATH; print the findings; the exit status says what was found (see the module)."""
+    if args.tools == "-" and "-" in args.paths:
+        raise UsageError("--tools - and a dataset on standard input (-) cannot both read it")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or a positive number")
     options = Options(
@@ -156,6 +158,10 @@ def run_validate(args: argparse.Namespace) -> int:
 
     Selector(options.select, options.ignore)  # reject bad or unknown codes before reading anything
     _check_paths(args.paths)
+    if args.output is not None and os.path.exists(args.output):
+        for p in args.paths:
+            if p != "-" and os.path.exists(p) and os.path.samefile(p, args.output):
+                raise UsageError(f"--output {args.output} is also an input: it would be overwritten before it is read")
     summary = Summary(files=len(args.paths))
     total = sum(os.path.getsize(p) for p in args.paths if os.path.isfile(p))
     with _output(args.output) as out:
