@@ -144,6 +144,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), dict, list})
+
+
+def _foreign(value: Any) -> bool:
+    if type(value) in _PLAIN_TYPES:  # the JSON types: the common case, without an ABC check
+        return False
+    return (isinstance(value, Mapping) and not isinstance(value, dict)) or isinstance(value, tuple)
+
+
+def _needs_plain(record: Any) -> bool:
+    """Whether a record holds Mappings that are not dicts (or tuples) where a JSON record has objects (lists).
+
+    Checked at the record and on its message and tool items (a ``datasets`` row is a LazyRow holding plain
+    lists and dicts); JSON records are not copied, so the check costs next to nothing on a JSONL file.
+    """
+    if not isinstance(record, dict):
+        return _foreign(record)
+    for key in ("messages", "conversations", "tools"):
+        items = record.get(key)
+        if _foreign(items) or (isinstance(items, list) and any(_foreign(i) for i in items)):
+            return True
+    return False
+
+
 def _messages_key(record: Any) -> str | None:
     if isinstance(record, dict):
         for key in ("messages", "conversations"):
@@ -218,7 +242,8 @@ def _validate_record(
     from .build import finding
     from .view import value_where
 
-    record = _plain(record)
+    if _needs_plain(record):
+        record = _plain(record)
     conv: Conversation
     extra: list[Finding] = []
     record_tools: Any = None
