@@ -289,7 +289,8 @@ def run(
                 yield from collect()
         while pending:
             yield from collect()
-    except BaseException:  # Ctrl-C, or the consumer stopped: do not wait for the batches in flight
-        pool.shutdown(wait=False, cancel_futures=True)
+    except BaseException:  # Ctrl-C, or the consumer stopped: drop the queued batches, let the running ones end
+        # (at most one per worker; not waiting leaves the pool's threads to fail at interpreter exit)
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
