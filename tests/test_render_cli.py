@@ -62,7 +62,7 @@ def test_render_stdin_and_injection_flag(monkeypatch: pytest.MonkeyPatch, capsys
     ("not json", "not JSON"),
     ('{"tools": []}', "'messages' list"),
     ('{"messages": [], "tools": {}}', "'tools' must be a list"),
-    ('{"messages": [{"role": "user", "content": "x"}], "tools": null}', "tools=None"),
+    ('{"messages": [{"role": "user", "content": "x"}], "tools": null}', 'add "tools": [] to the request'),
 ])
 def test_render_errors(body: str, message: str, monkeypatch: pytest.MonkeyPatch,
                        capsys: pytest.CaptureFixture[str]) -> None:

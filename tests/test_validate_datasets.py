@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from hermes_toolcall.errors import UsageError
 from hermes_toolcall.validate.datasets import RawRecord, detect_format, iter_records
@@ -74,6 +76,7 @@ def test_jsonl_invalid_utf8_is_a_finding(tmp_path: Path) -> None:
 
 
 def test_chatml_file_split_into_transcripts(tmp_path: Path) -> None:
+    # a record ends at a blank line after <|im_end|>; a second system turn does not start a record
     text = (
         "<|im_start|>system\nA<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n"
         "<|im_start|>system\nB<|im_end|>\n<|im_start|>user\nyo<|im_end|>\n\n"
@@ -82,7 +85,7 @@ def test_chatml_file_split_into_transcripts(tmp_path: Path) -> None:
     path = tmp_path / "t.chatml"
     path.write_text(text, encoding="utf-8")
     records = list(iter_records(path))
-    assert [(r.number, r.line) for r in records] == [(1, 1), (2, 5), (3, 10)]
+    assert [(r.number, r.line) for r in records] == [(1, 1), (2, 10)]
     assert "".join(r.text for r in records) == text
 
 
@@ -216,3 +219,152 @@ def test_record_shape_is_read_from_the_items() -> None:
     openai_in_conversations = {"conversations": [{"role": "user", "content": "hi<|im_end|>"}]}
     assert [(c, s) for c, _, _, s in _record(sharegpt_in_messages)] == [("HT501", "<|im_end|>")]
     assert [(c, s) for c, _, _, s in _record(openai_in_conversations)] == [("HT501", "<|im_end|>")]
+
+
+# ---- record splitting: no dialect's own rendering can start a record ------------------------------------
+
+_PIECES = [*"ab \n<>/|{}_:", "<|im_", "system", "\n\n", "<tool_response>", "<think>"]
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+@st.composite
+def _conversation(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Any], bool]:
+    messages: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        messages.append({"role": "system", "content": draw(_TEXT)})
+    for k in range(draw(st.integers(min_value=1, max_value=3))):
+        messages.append({"role": "user", "content": draw(_TEXT)})
+        if draw(st.booleans()):
+            call = {
+                "id": f"c{k}",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"location": "x"}'},
+            }
+            messages.append({"role": "assistant", "content": draw(_TEXT), "tool_calls": [call]})
+            messages.append({"role": "tool", "tool_call_id": f"c{k}", "content": draw(_TEXT)})
+            if draw(st.booleans()):  # a system message in the middle of the conversation
+                messages.append({"role": "system", "content": draw(_TEXT)})
+        messages.append({"role": "assistant", "content": draw(_TEXT)})
+    tools = [WEATHER] if draw(st.booleans()) else []
+    return messages, tools, draw(st.booleans())
+
+
+@given(
+    dialect=st.sampled_from(["hermes", "hermes-vllm", "qwen2.5", "qwen3", "omp"]),
+    conversations=st.lists(_conversation(), min_size=1, max_size=3),
+    crlf=st.booleans(),
+)
+def test_every_dialects_rendering_is_one_record(
+    dialect: str, conversations: list[tuple[list[dict[str, Any]], list[Any], bool]], crlf: bool
+) -> None:
+    """Renders written one after the other, a blank line between them, read back as exactly those records.
+
+    Only the last one may end in an open generation prompt (``<|im_start|>assistant``): an open turn has no
+    ``<|im_end|>`` for a blank line to follow.
+    """
+    import tempfile
+
+    from hermes_toolcall import render
+    from hermes_toolcall.errors import RenderError
+
+    texts = []
+    for n, (messages, tools, prompt) in enumerate(conversations, 1):
+        prompt = prompt and n == len(conversations)  # an open generation prompt can only end the file
+        try:
+            texts.append(render(messages, tools=tools, dialect=dialect, add_generation_prompt=prompt))
+        except RenderError:  # content the renderer refuses (it would inject structure) is not a rendering
+            assume(False)
+    joined = "".join((t if t.endswith("\n") else t + "\n") + "\n" for t in texts)
+    data = joined.replace("\n", "\r\n") if crlf else joined
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.chatml"
+        path.write_bytes(data.encode())
+        records = list(iter_records(path, "chatml"))
+    assert [r.text.rstrip("\n") for r in records] == [t.rstrip("\n") for t in texts]
+    lines = [1]
+    for t in texts[:-1]:
+        lines.append(lines[-1] + t.rstrip("\n").count("\n") + 2)
+    assert [r.line for r in records] == lines
+
+
+# ---- the reader hook (compressed files, Parquet … plug in here) ----------------------------------------
+
+
+def test_a_registered_reader_gets_the_handle_and_its_peeked_bytes(tmp_path: Path) -> None:
+    import gzip
+    from collections.abc import Iterator
+    from typing import BinaryIO
+
+    from hermes_toolcall.validate.datasets import READERS, Reader, records_from_handle, register_reader
+
+    def read(stream: BinaryIO, name: str, input_format: Any) -> Iterator[RawRecord]:
+        with gzip.GzipFile(fileobj=stream) as inner:
+            yield from records_from_handle(inner, name, input_format)  # type: ignore[arg-type]
+
+    reader = Reader(name="gzip-test", sniff=lambda head, name: head[:2] == b"\x1f\x8b", read=read)
+    register_reader(reader)
+    try:
+        path = tmp_path / "d.jsonl.gz"
+        path.write_bytes(gzip.compress(b'{"messages": []}\n{"text": 1}\n'))
+        records = list(iter_records(path))
+        assert [(r.number, r.kind) for r in records] == [(1, "jsonl"), (2, "jsonl")]
+        assert [f.code for r in records for f in check_record(r, Options()).findings] == ["HT602"]
+        plain = _jsonl(tmp_path, {"messages": []})
+        assert [r.kind for r in iter_records(plain)] == ["jsonl"]  # other inputs are not claimed
+    finally:
+        READERS.remove(reader)
+
+
+def test_decoded_rows_are_records_too() -> None:
+    row = {"messages": [{"role": "user", "content": "x"}, {"role": "tool", "content": "r", "tool_call_id": "z"}]}
+    raw = RawRecord(number=4, line=4, text="", kind="object", end=0, data=row)
+    (f,) = check_record(raw, Options()).findings
+    assert (f.code, f.record, f.line, f.column) == ("HT402", 4, 4, 1)
+
+
+def test_huge_numbers_and_deep_values_never_raise() -> None:
+    from hermes_toolcall import validate, validate_record
+
+    big = 10**4301
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {"type": "object", "properties": {"a": {"type": "integer", "maximum": big}}},
+        },
+    }
+    deep: Any = 1
+    for _ in range(5000):
+        deep = [deep]
+    for args in ({"a": big}, '{"a": ' + "9" * 5000 + "}", {"a": deep}):
+        rec = {
+            "messages": [
+                {"role": "user", "content": "x"},
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": args}}],
+                },
+            ],
+            "tools": [tool],
+        }
+        report = validate_record(rec)
+        assert set(report.codes) <= {"HT302", "HT303", "HT604"}
+        assert set(validate(rec["messages"], tools=[tool]).codes) <= {"HT302", "HT303", "HT604"}
+
+
+def test_transcripts_joined_without_the_blank_line_are_reported(tmp_path: Path) -> None:
+    from hermes_toolcall import render
+
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    tools = [{"type": "function", "function": {**WEATHER["function"], "description": "Weather."}}]
+    first, second = render(messages, tools=tools), render(messages, tools=tools)
+    path = tmp_path / "joined.chatml"
+    first = first.rstrip("\n") + "\n"
+    path.write_text(first + second, encoding="utf-8")  # no blank line between them: one record
+    (raw,) = list(iter_records(path))
+    found = check_record(raw, Options()).findings
+    (joined,) = [f for f in found if f.code == "HT605"]
+    assert joined.severity == "warning" and joined.line == first.count("\n") + 1 and joined.column == 1
+    separated = tmp_path / "separated.chatml"
+    separated.write_text(first + "\n" + second, encoding="utf-8")
+    assert [len(check_record(r, Options()).findings) for r in iter_records(separated)] == [0, 0]

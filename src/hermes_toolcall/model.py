@@ -290,6 +290,17 @@ class Transcript:
         result: list[dict[str, Any]] = _view().transcript_to_openai(self)
         return result
 
+    def to_request(self, *, dialect: str | None = None) -> dict[str, Any]:
+        """The request ``{"messages", "tools"}`` that ``render`` turns into this transcript (its inverse).
+
+        The catalogue turn the template wrote is taken out (the user's system text kept) and the Hermes
+        description rewrite undone; ``dialect`` names the source dialect (default: detected from the
+        catalogue turn). See ``hermes_toolcall.request``.
+        """
+        from .request import transcript_to_request
+
+        return transcript_to_request(self, dialect=dialect)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FunctionCall:

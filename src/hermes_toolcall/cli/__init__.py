@@ -7,13 +7,19 @@ Each subcommand module defines ``register(subparsers)``, which adds its parser a
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
 from ..errors import HermesError
 
-__all__ = ["main"]
+__all__ = ["EXIT_FAILED", "EXIT_FINDINGS", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "main"]
+
+# the exit statuses of every subcommand
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 # subcommand name -> module (in the order shown by --help)
 SUBCOMMANDS: tuple[str, ...] = (
@@ -23,10 +29,15 @@ SUBCOMMANDS: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
+    from .. import __version__
+
     parser = argparse.ArgumentParser(
         prog="hermes-toolcall",
         description="Read, stream, write, validate and convert the Hermes tool-calling format.",
+        epilog="Exit status: 0 success, 1 errors found (validate findings, --strict), 2 usage or input error, "
+        "3 internal failure or output not written (broken pipe, full disk), 130 interrupted.",
     )
+    parser.add_argument("--version", action="version", version=f"hermes-toolcall {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"{__name__}.{name.replace('-', '_')}_cmd")
@@ -34,18 +45,61 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _say(message: str) -> None:
+    from ..excerpt import sanitize
+    from .common import in_flags
+
+    try:
+        print(f"hermes-toolcall: {sanitize(in_flags(message))}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # standard error is gone too: the status says it
+        pass
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
-    Exit status: 0 success, 1 errors found (strict/validate), 2 usage or input error.
+    Exit status: 0 success, 1 errors found (validate findings, ``--strict``), 2 usage or input error,
+    3 the tool itself failed (an internal error, or its output could not be written: broken pipe, full
+    disk), 130 interrupted (Ctrl-C). Nothing prints a traceback (``HERMES_TOOLCALL_TRACEBACK=1`` does).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         status: int = args.func(args)
+        sys.stdout.flush()
     except HermesError as exc:
-        print(f"hermes-toolcall: error: {exc}", file=sys.stderr)
-        return 2
+        _say(f"error: {exc}")
+        return EXIT_USAGE
     except BrokenPipeError:
-        return 0
+        _drop_stdout()
+        _say("error: the output was closed before the report was complete (broken pipe)")
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _drop_stdout()
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            _drop_stdout()
+            _say("error: the output was closed before the report was complete (broken pipe)")
+            return EXIT_FAILED
+        _drop_stdout()
+        _say(f"error: cannot write the output: {exc.strerror or exc}")
+        return EXIT_FAILED
+    except Exception as exc:  # a bug: one line and a status, the traceback only when asked
+        if os.environ.get("HERMES_TOOLCALL_TRACEBACK"):
+            raise
+        _say(f"internal error: {type(exc).__name__}: {exc} (please report it; HERMES_TOOLCALL_TRACEBACK=1 shows where)")
+        return EXIT_FAILED
     return status

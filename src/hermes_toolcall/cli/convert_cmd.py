@@ -15,14 +15,13 @@ from .parse_cmd import parse_text
 __all__ = ["convert", "register"]
 
 
-def convert(transcript: Transcript, *, to: str) -> str:
-    """Render a parsed transcript in the dialect ``to``.
+def convert(transcript: Transcript, *, to: str, source: str | None = None, allow_injection: bool = False) -> str:
+    """Render a parsed transcript in the dialect ``to``: ``render(**transcript.to_request())``.
 
-    The OpenAI view of the transcript is rendered with the tools read from its ``<tools>`` blocks.
-    A system turn that carries the tool catalogue was written by the source template around the
-    catalogue, so it is not copied: the target template writes its own. A final empty assistant
-    turn (a generation prompt) is kept as the target's generation prompt. A null assistant content
-    (beside calls) is rendered as an empty string.
+    The request is the inverse of the source rendering (``Transcript.to_request``): the catalogue
+    turn the source template wrote is taken out (the target writes its own), the Hermes description
+    rewrite is undone, a final empty assistant turn (a generation prompt) stays a generation prompt.
+    So converting a rendering to its own dialect gives it back unchanged.
 
     Raises:
         RenderError: the target template cannot render the conversation.
@@ -33,18 +32,14 @@ def convert(transcript: Transcript, *, to: str) -> str:
     """
     from ..render import render
 
-    # the OpenAI view writes content None beside calls; templates index it as a string
-    messages = [{**m, "content": m.get("content") or ""} for m in transcript.to_openai_messages()]
-    catalogue_turns = [t for t in transcript.turns if any(isinstance(p, ToolsBlock) for p in t.parts)]
-    if catalogue_turns:
-        drop = sum(1 for t in catalogue_turns if t.role in ("system", "developer"))
-        kept = [m for m in messages if m["role"] not in ("system", "developer")]
-        others = [m for m in messages if m["role"] in ("system", "developer")][drop:]
-        messages = others + kept
+    request = transcript.to_request(dialect=source)
     last = transcript.turns[-1] if transcript.turns else None
     prompt = last is not None and last.role == "assistant" and not last.closed and not last.parts
-    tools = list(transcript.tools) or None
-    text: str = render(messages, tools=tools, dialect=to, add_generation_prompt=prompt)
+    has_catalogue = any(isinstance(p, ToolsBlock) for t in transcript.turns for p in t.parts)
+    tools = request["tools"] if has_catalogue else None
+    text: str = render(
+        request["messages"], tools=tools, dialect=to, add_generation_prompt=prompt, allow_injection=allow_injection
+    )
     return text
 
 
@@ -61,6 +56,9 @@ def register(subparsers: Any) -> None:
         "--from", dest="dialect", default="hermes", choices=(*sorted(DIALECTS), "auto"), help="source dialect"
     )
     p.add_argument("--to", dest="target", required=True, choices=sorted(DIALECTS), help="target dialect")
+    p.add_argument(
+        "--allow-injection", action="store_true", help="render content that would change how the output parses"
+    )
     add_parse_options(p, dialect_flag="")
     p.set_defaults(func=_run)
 
@@ -75,5 +73,6 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     assert isinstance(result, Transcript)
     print_diagnostics(result.diagnostics, filename=filename, text=text)
-    sys.stdout.write(convert(result, to=args.target))
+    source = None if args.dialect == "auto" else args.dialect
+    sys.stdout.write(convert(result, to=args.target, source=source, allow_injection=args.allow_injection))
     return 0

@@ -6,11 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import DecodeError, UsageError
-from ..jsonio import loads
+from ..errors import UsageError
 from ..profiles import DIALECTS
 from ..render import load_special_tokens, render
-from .common import read_input
+from .common import load_json, read_input
 
 __all__ = ["register", "run"]
 
@@ -46,11 +45,7 @@ def run(args: argparse.Namespace) -> int:
             cannot be read.
         RenderError: the conversation cannot be rendered.
     """
-    text = read_input(args.file)
-    try:
-        body = loads(text)
-    except DecodeError as exc:
-        raise UsageError(f"{args.file}: not JSON: {exc}") from exc
+    body = load_json(read_input(args.file), args.file)
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         raise UsageError(f"{args.file}: expected a JSON object with a 'messages' list")
     tools = body.get("tools")

@@ -1,32 +1,34 @@
 """``hermes-toolcall validate``: check datasets (JSONL of OpenAI or ShareGPT records, ChatML text files).
 
 Prints compiler-style findings (file:line:column, the record number, a caret under the source) and a
-summary table by code; ``--format json`` and ``--format sarif`` (SARIF 2.1.0) print one document.
-Exit status: 1 when an error was found, 0 otherwise, 2 on a usage error.
+summary table by code; ``--format json|jsonl|github|sarif`` for machines (see ``validate_report``).
+
+Exit status: 0 passed; 1 findings at or above ``--fail-on``; 2 usage or input error; 3 the validator
+itself failed (an HT604 finding) or its output could not be written; 130 interrupted (Ctrl-C; the
+summary so far is printed).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, TextIO
 
-from .. import __version__, jsonio
 from ..dataio import cli_hooks as dataset_hooks
-from ..diagnostics import CATALOGUE
+from ..dataio.sources import sniff
 from ..errors import UsageError
 from ..profiles import DIALECTS
 from ..validate import codes as _codes  # noqa: F401  (registers the validation codes)
-from ..validate.runner import Located, Options, RecordResult
-from .common import read_input
+from ..validate.runner import INTERNAL_ERROR, Options, RecordResult
+from . import EXIT_FAILED, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK
+from .common import display_name, load_json, read_input
+from .validate_report import FORMATS, Summary, make_sink
 
 __all__ = ["register", "run_validate"]
-
-_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def register(subparsers: Any) -> None:
@@ -35,13 +37,15 @@ def register(subparsers: Any) -> None:
         "validate",
         help="validate datasets and transcripts against the format and the tools' JSON Schemas",
         description="Validate JSONL datasets (OpenAI `messages` or ShareGPT `conversations` records) and "
-        "ChatML text files. Exit status 1 when errors are found.",
+        "ChatML text files (a path, or - for standard input). Exit status: 0 passed, 1 findings at or above "
+        "--fail-on, 2 usage or input error, 3 the validator itself failed (HT604) or could not write its "
+        "output, 130 interrupted.",
     )
     p.add_argument(
         "paths",
         nargs="+",
         metavar="PATH",
-        help="dataset files (JSONL or ChatML text, plain or gz/zst/bz2/xz; Parquet), save_to_disk folders, hf://NAME",
+        help="JSONL or ChatML files (plain, gz/zst/bz2/xz), Parquet, save_to_disk folders, hf://NAME; - for stdin",
     )
     p.add_argument(
         "--tools",
@@ -51,7 +55,20 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dialect", default="hermes", choices=sorted(DIALECTS), help="dialect rules (default hermes)")
     p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (HT3,HT401)")
     p.add_argument("--ignore", action="append", metavar="CODES", help="drop these codes or prefixes")
-    p.add_argument("--format", default="text", choices=("text", "json", "sarif"), help="output format")
+    p.add_argument(
+        "--format",
+        default="text",
+        choices=FORMATS,
+        help="output: text (default), json (one document), jsonl (one line per finding, streamed), github "
+        "(workflow commands), sarif (SARIF 2.1.0 for code scanning)",
+    )
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.add_argument(
+        "--fail-on",
+        default="error",
+        choices=("error", "warning"),
+        help="the least severe finding that fails the run (exit 1; default error)",
+    )
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (0 = all cores; default 1)")
     p.add_argument(
         "--input-format",
@@ -72,7 +89,7 @@ def _codes_arg(values: list[str] | None) -> tuple[str, ...] | None:
 
 
 def _load_tools(path: str) -> tuple[Any, ...]:
-    data = jsonio.loads(read_input(path))
+    data = load_json(read_input(path), path)
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
         data = data["tools"]
     if not isinstance(data, list):
@@ -85,93 +102,55 @@ def _progress(total: int, enabled: bool) -> Iterator[Any]:
     if not enabled:
         yield None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
     columns = (TextColumn("validating"), BarColumn(), TransferSpeedColumn(), TimeRemainingColumn())
-    with Progress(*columns, transient=True, console=_console(sys.stderr)) as bar:
+    console = Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    with Progress(*columns, transient=True, console=console) as bar:
         yield (bar, bar.add_task("validate", total=total))
 
 
-def _console(stream: TextIO) -> Any:
-    from rich.console import Console
-
-    return Console(file=stream, highlight=False, soft_wrap=True)
-
-
-def format_located(path: str, f: Located) -> str:
-    """``file:line:col: CODE severity: record N: message`` with the source line and a caret."""
-    out = [
-        f"{path}:{f.line}:{f.column}: {f.code} {f.severity}: record {f.record}: {f.message}",
-        f"    {f.snippet}",
-        "    " + " " * (f.caret - 1) + "^" + "~" * (min(f.width, 60) - 1),
-    ]
-    if f.hint:
-        out.append(f"    hint: {f.hint}")
-    return "\n".join(out)
+def _check_paths(paths: list[str]) -> None:
+    """Refuse unreadable inputs before anything is printed (``-`` may appear once)."""
+    if paths.count("-") > 1:
+        raise UsageError("standard input (-) can be read only once")
+    for p in paths:
+        if p == "-" or p.startswith("hf://"):
+            continue
+        if os.path.isdir(p):
+            sniff(p)  # a save_to_disk folder is an input; any other folder is a UsageError saying why
+            continue
+        if not os.path.exists(p):
+            raise UsageError(f"cannot read {p}: No such file or directory")
+        if not os.access(p, os.R_OK):
+            raise UsageError(f"cannot read {p}: Permission denied")
 
 
-def _summary(counts: Counter[str], severities: Counter[str], records: int, files: int, out: TextIO) -> None:
-    from rich.table import Table
-
-    console = _console(out)
-    if counts:
-        table = Table(title="findings by code", title_justify="left")
-        for name, justify in (("code", "left"), ("name", "left"), ("kind", "left"), ("count", "right")):
-            table.add_column(name, justify=justify)  # type: ignore[arg-type]
-        for code in sorted(counts):
-            e = CATALOGUE.get(code)
-            table.add_row(code, e.name if e else "?", e.kind if e else "?", str(counts[code]))
-        console.print(table)
-    console.print(
-        f"{records} record(s) in {files} file(s): {severities['error']} error(s), {severities['warning']} "
-        f"warning(s), {severities['info']} info"
-    )
+@contextmanager
+def _output(path: str | None) -> Iterator[TextIO]:
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        fh = open(path, "w", encoding="utf-8")  # closed below
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    with fh:
+        yield fh
 
 
-def _sarif(items: list[tuple[str, Located]]) -> dict[str, Any]:
-    used = sorted({f.code for _, f in items})
-    index = {code: k for k, code in enumerate(used)}
-    rules = []
-    for code in used:
-        e = CATALOGUE[code]
-        level = _SARIF_LEVEL.get(e.kind, "warning")
-        rules.append(
-            {
-                "id": code,
-                "name": e.name,
-                "shortDescription": {"text": e.summary},
-                "help": {"text": e.fix},
-                "defaultConfiguration": {"level": level},
-            }
-        )
-    results = []
-    for path, f in items:
-        results.append(
-            {
-                "ruleId": f.code,
-                "ruleIndex": index[f.code],
-                "level": _SARIF_LEVEL.get(f.severity, "warning"),
-                "message": {"text": f"record {f.record}: {f.message}"},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": Path(path).as_posix()},
-                            "region": {"startLine": f.line, "startColumn": f.column, "endColumn": f.column + f.width},
-                        }
-                    }
-                ],
-            }
-        )
-    driver = {"name": "hermes-toolcall", "version": __version__, "rules": rules}
-    return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}],
-    }
+def _status(summary: Summary, fail_on: str) -> int:
+    if summary.counts[INTERNAL_ERROR]:
+        return EXIT_FAILED
+    failing = summary.severities["error"] + (summary.severities["warning"] if fail_on == "warning" else 0)
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    """Validate every PATH; print the findings; 1 when an error was found."""
+    """Validate every PATH; print the findings; the exit status says what was found (see the module)."""
+    if args.tools == "-" and "-" in args.paths:
+        raise UsageError("--tools - and a dataset on standard input (-) cannot both read it")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or a positive number")
     options = Options(
@@ -185,56 +164,46 @@ def run_validate(args: argparse.Namespace) -> int:
     )
     from ..validate.api import Selector
 
-    Selector(options.select, options.ignore)  # reject bad codes before reading anything
-    out = sys.stdout
-    counts: Counter[str] = Counter()
-    severities: Counter[str] = Counter()
-    collected: list[tuple[str, Located]] = []
-    records = 0
+    Selector(options.select, options.ignore)  # reject bad or unknown codes before reading anything
+    _check_paths(args.paths)
+    if args.output is not None and os.path.exists(args.output):
+        for p in args.paths:
+            if p != "-" and os.path.exists(p) and os.path.samefile(p, args.output):
+                raise UsageError(f"--output {args.output} is also an input: it would be overwritten before it is read")
+    summary = Summary(files=len(args.paths))
     total = sum(dataset_hooks.input_size(p) for p in args.paths)
-    with dataset_hooks.engine(args), _progress(total, sys.stderr.isatty()) as bar:
-        done = 0
-        for path in args.paths:
-            last = 0
-            result: RecordResult
-            for result in dataset_hooks.results(path, args, options):  # any input kind, any engine
-                records += 1
-                for f in result.findings:
-                    counts[f.code] += 1
-                    severities[f.severity] += 1
-                    if args.format == "text":
-                        print(format_located(path, f), file=out)
-                    else:
-                        collected.append((path, f))
-                if bar is not None:
-                    bar[0].update(bar[1], completed=done + result.end)
-                last = result.end
-            done += max(last, dataset_hooks.input_size(path))
-    if args.format == "text":
-        if counts:
-            print(file=out)
-        _summary(counts, severities, records, len(args.paths), out)
-    elif args.format == "json":
-        doc = {
-            "records": records,
-            "errors": severities["error"],
-            "summary": dict(sorted(counts.items())),
-            "diagnostics": [
-                {
-                    "file": path,
-                    "record": f.record,
-                    "line": f.line,
-                    "column": f.column,
-                    "code": f.code,
-                    "name": CATALOGUE[f.code].name,
-                    "severity": f.severity,
-                    "message": f.message,
-                    "hint": f.hint,
-                }
-                for path, f in collected
-            ],
-        }
-        print(jsonio.dumps_spaced(doc), file=out)
-    else:
-        print(jsonio.dumps_spaced(_sarif(collected)), file=out)
-    return 1 if severities["error"] else 0
+    with _output(args.output) as out:
+        sink = make_sink(args.format, out, command=["hermes-toolcall", "validate", *sys.argv[2:]])
+        try:
+            with dataset_hooks.engine(args), _progress(total, sys.stderr.isatty()) as bar:
+                done = 0
+                for path in args.paths:
+                    name = display_name(path)
+                    last = 0
+                    result: RecordResult
+                    for result in dataset_hooks.results(path, args, options):  # any input kind, any engine
+                        summary.records += 1
+                        for f in result.findings:
+                            summary.add(f)
+                            sink.finding(name, result, f)
+                        if result.findings:
+                            sink.record_done()
+                        if bar is not None:
+                            bar[0].update(bar[1], completed=done + result.end)
+                        last = result.end
+                    done += max(last, dataset_hooks.input_size(path))
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the summary
+            summary.complete, summary.note = False, f"interrupted after {summary.records} record(s)"
+            summary.status = EXIT_INTERRUPTED
+            sink.finish(summary)
+            out.flush()
+            print(f"hermes-toolcall: interrupted after {summary.records} record(s)", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        summary.status = _status(summary, args.fail_on)
+        sink.finish(summary)
+        out.flush()
+    if summary.status == EXIT_FAILED:
+        n = summary.counts[INTERNAL_ERROR]
+        print(f"hermes-toolcall: error: the validator failed on {n} record(s) (HT604); please report", file=sys.stderr)
+    return summary.status

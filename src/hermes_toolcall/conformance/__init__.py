@@ -41,14 +41,17 @@ __all__ = [
 
 
 def default_cases_dir() -> Path:
-    """The corpus shipped with the repository: ``conformance/cases`` (from the working directory, else
-    beside the source tree).
+    """The corpus shipped in the package (``hermes_toolcall/conformance/cases``, read with ``importlib.resources``).
 
     Raises:
-        ConformanceError: no corpus directory is found (pass ``--cases DIR``).
+        ConformanceError: the package was installed without its corpus (pass ``--cases DIR``).
+
+    >>> (default_cases_dir() / "01-text.jsonl").is_file()
+    True
     """
-    for base in (Path.cwd(), Path(__file__).resolve().parents[3]):
-        candidate = base / "conformance" / "cases"
-        if candidate.is_dir():
-            return candidate
-    raise ConformanceError("no conformance/cases directory here or beside the package; pass --cases DIR")
+    from importlib.resources import files
+
+    corpus = files(__name__) / "cases"
+    if corpus.is_dir():
+        return Path(str(corpus))  # an installed package is a directory (not a zip): a real path
+    raise ConformanceError("the conformance corpus is not installed with the package; pass --cases DIR")

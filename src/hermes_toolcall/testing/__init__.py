@@ -3,7 +3,7 @@
 Helpers (no extra dependency): ``feed_in_chunks``, ``all_chunkings``, ``chunk_at``,
 ``assert_engines_agree``, ``assert_spans_tile``, ``merge_deltas``, ``check_argument_deltas``,
 ``describe``, ``accumulate_chunks`` (OpenAI chunks to the message, as openai-python does).
-Strategies (need ``hypothesis``, from the ``test`` extra; imported on first use, a
+Strategies (need ``hypothesis``, from the ``testing`` extra; imported on first use, a
 ``UsageError`` names the missing package):
 ``conversations``, ``rendered_transcripts``, ``completions``, ``completion_cases``,
 ``adversarial_texts``, ``truncations``, ``mutations``, ``chunkings``, ``json_values``,

@@ -1,7 +1,7 @@
 """Hypothesis strategies for the Hermes format: conversations, rendered transcripts, completions,
 adversarial text and chunkings.
 
-This module requires ``hypothesis`` (``pip install 'hermes-toolcall[test]'``); importing it
+This module requires ``hypothesis`` (``pip install 'hermes-toolcall[testing]'``); importing it
 without hypothesis raises ``UsageError``.
 """
 
@@ -18,7 +18,7 @@ try:
     from hypothesis import strategies as st
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise UsageError(
-        "hermes_toolcall.testing needs hypothesis: pip install 'hermes-toolcall[test]'"
+        "hermes_toolcall.testing needs hypothesis: pip install 'hermes-toolcall[testing]'"
     ) from exc
 
 from .. import jsonio

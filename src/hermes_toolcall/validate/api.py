@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError, ValidationError
+from ..errors import HermesError, UsageError, ValidationError
 from ..model import Completion, Diagnostic, Message, Transcript
 from ..profiles import get_profile
 from . import checks
@@ -46,9 +46,13 @@ class Selector:
 
 
 def _code(text: str) -> str:
+    from ..diagnostics import CATALOGUE
+
     code = text.strip().upper()
     if not code.startswith("HT") or (code != "HT" and not code[2:].isdigit()):
         raise UsageError(f"not a diagnostic code or prefix: {text!r} (examples: HT3, HT302)")
+    if not any(known.startswith(code) for known in CATALOGUE):
+        raise UsageError(f"no diagnostic code is {code} or starts with it (see docs/diagnostics.md)")
     return code
 
 
@@ -131,6 +135,39 @@ def validate_conversation(
     return ValidationReport(diagnostics=tuple(d for d, _ in kept), locations=tuple(w for _, w in kept))
 
 
+def _plain(value: Any) -> Any:
+    """A record as plain JSON data: any Mapping (a ``datasets`` LazyRow …) a dict, any tuple a list."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), dict, list})
+
+
+def _foreign(value: Any) -> bool:
+    if type(value) in _PLAIN_TYPES:  # the JSON types: the common case, without an ABC check
+        return False
+    return (isinstance(value, Mapping) and not isinstance(value, dict)) or isinstance(value, tuple)
+
+
+def _needs_plain(record: Any) -> bool:
+    """Whether a record holds Mappings that are not dicts (or tuples) where a JSON record has objects (lists).
+
+    Checked at the record and on its message and tool items (a ``datasets`` row is a LazyRow holding plain
+    lists and dicts); JSON records are not copied, so the check costs next to nothing on a JSONL file.
+    """
+    if not isinstance(record, dict):
+        return _foreign(record)
+    for key in ("messages", "conversations", "tools"):
+        items = record.get(key)
+        if _foreign(items) or (isinstance(items, list) and any(_foreign(i) for i in items)):
+            return True
+    return False
+
+
 def _messages_key(record: Any) -> str | None:
     if isinstance(record, dict):
         for key in ("messages", "conversations"):
@@ -147,6 +184,23 @@ def _shape(items: list[Any]) -> str:
     return "openai"
 
 
+def _failed(exc: Exception) -> ValidationReport:
+    """The report of a check that failed inside the validator: one HT604 finding (never a traceback)."""
+    from ..diagnostics import make
+    from .view import value_where
+
+    where = value_where(())
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    d = make(
+        "HT604",
+        f"the validator failed on this input ({what[:200]}); it was not fully checked",
+        where.span,
+        strict=False,
+        hint="please report this input to the hermes-toolcall issue tracker",
+    )
+    return ValidationReport(diagnostics=(d,), locations=(where,))
+
+
 def validate_record(
     record: Any,
     *,
@@ -158,7 +212,9 @@ def validate_record(
 ) -> ValidationReport:
     """Validate one dataset record: ``{"messages", "tools"}`` (OpenAI) or ``{"conversations", "tools"}``
     (ShareGPT, ``tools`` a JSON string or a list). The items decide the shape (``role``/``content`` or
-    ``from``/``value``) whichever key holds them. Shape problems are findings (HT602, HT603), not errors.
+    ``from``/``value``) whichever key holds them; any ``Mapping`` is a record (a Hugging Face ``datasets``
+    row too). Shape problems are findings (HT602, HT603), not errors; a failure of the validator itself is
+    an HT604 finding.
 
     >>> r = validate_record({"messages": [{"role": "user", "content": "hi"},
     ...     {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
@@ -166,9 +222,28 @@ def validate_record(
     >>> r.codes
     ('HT301',)
     """
+    selector = selector or Selector()
+    try:
+        return _validate_record(record, tools, dialect, selector, check_formats, round_trip)
+    except HermesError:
+        raise
+    except Exception as exc:  # RecursionError on absurd nesting, ValueError on huge numbers, …
+        return _failed(exc)  # never hidden by select/ignore
+
+
+def _validate_record(
+    record: Any,
+    tools: Sequence[Any] | None,
+    dialect: str,
+    selector: Selector,
+    check_formats: bool,
+    round_trip: bool,
+) -> ValidationReport:
     from .build import finding
     from .view import value_where
 
+    if _needs_plain(record):
+        record = _plain(record)
     conv: Conversation
     extra: list[Finding] = []
     record_tools: Any = None
@@ -273,9 +348,14 @@ def validate(
         conv = from_openai(items, dialect=get_profile(dialect).name)
     else:
         raise UsageError(f"cannot validate a {type(target).__name__}: pass a Completion, a Transcript or messages")
-    report = validate_conversation(
-        conv, tools=tools, dialect=dialect, selector=selector, check_formats=check_formats, round_trip=round_trip
-    )
+    try:
+        report = validate_conversation(
+            conv, tools=tools, dialect=dialect, selector=selector, check_formats=check_formats, round_trip=round_trip
+        )
+    except HermesError:
+        raise
+    except Exception as exc:  # a failure of the validator itself: a finding, never a traceback
+        report = _failed(exc)  # never hidden by select/ignore
     if strict and report.errors:
         raise ValidationError(f"{len(report.errors)} validation error(s)", report.errors)
     return report

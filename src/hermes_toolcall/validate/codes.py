@@ -295,6 +295,27 @@ ENTRIES: tuple[Entry, ...] = (
         '{"messages": [{"content": "hi"}]}',
         "Fix the field as the message says.",
     ),
+    _e(
+        "HT604",
+        "validator-internal-error",
+        "error",
+        RECORDS,
+        "The validator itself failed on this record (an internal error, e.g. a recursion limit or a number too "
+        "large for a check); the record was not fully checked. The run goes on and exits with status 3. "
+        "`--select`/`--ignore` never hide it.",
+        "a tool schema nested 1,000 levels deep",
+        "Please report it to the project's issue tracker, with the record; until then check that record by hand.",
+    ),
+    _e(
+        "HT605",
+        "chatml-records-joined",
+        "warning",
+        RECORDS,
+        "A ChatML record holds a system turn with a `<tools>` block after other turns: two transcripts were probably "
+        "written without the blank line that separates records, and are checked as one (tools of one apply to both).",
+        "<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>system\\n<tools>[…]</tools><|im_end|>",
+        "Separate ChatML records with a blank line after `<|im_end|>`.",
+    ),
 )
 
 register(ENTRIES)

@@ -1,34 +1,62 @@
 """Streaming dataset readers: JSONL (OpenAI or ShareGPT records, per line) and raw ChatML text files.
 
-Files are read line by line in binary mode, so memory stays flat whatever the file size: a record is
-one JSONL line, or one ChatML transcript (a new transcript starts at a line that begins with
-``<|im_start|>system``, or after a blank line that follows an ``<|im_end|>``).
+Every input is opened once (a path, ``-`` for standard input, ``/dev/stdin``, a pipe or a process
+substitution) and read once: format detection peeks at the first bytes of that same handle, which are
+then read again from memory. Files are read line by line in binary mode, so memory stays flat
+whatever the file size.
+
+A ChatML record ends at a blank line that follows a line ending in ``<|im_end|>``: the next record
+starts at the next line beginning with ``<|im_start|>``. No dialect's template writes a blank line
+there (they write ``<|im_end|>`` and one newline, or none), so one rendered conversation is always one
+record. ``\\r\\n`` line endings are read as ``\\n`` (lines and columns still point at the original
+bytes: only the ``\\r`` before each newline is dropped).
+
+Other readers (compressed files, Parquet, …) plug in with ``register_reader``: a ``Reader`` says from
+the first bytes whether it reads the input, and turns the handle into records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import io
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
 from ..errors import UsageError
 
-__all__ = ["FileFormat", "InputFormat", "RawRecord", "detect_format", "iter_records"]
+__all__ = [
+    "READERS",
+    "FileFormat",
+    "InputFormat",
+    "RawRecord",
+    "Reader",
+    "detect_format",
+    "display_name",
+    "iter_records",
+    "open_input",
+    "peek",
+    "records_from_handle",
+    "register_reader",
+]
 
 InputFormat = Literal["auto", "openai", "sharegpt", "chatml"]
-FileFormat = Literal["jsonl", "chatml"]
+FileFormat = Literal["jsonl", "chatml", "object"]
 
 _PEEK = 1 << 16
+_BLANK = b"\xef\xbb\xbf \t\r\n"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RawRecord:
     """One record as read: its 1-based number, the 1-based file line it starts on, its text.
 
-    ``kind`` is ``jsonl`` (``text`` is one JSON line) or ``chatml`` (``text`` is a transcript);
-    ``end`` is the byte offset in the file after the record (for progress); ``error`` is set when the
-    bytes are not UTF-8.
+    ``kind`` is ``jsonl`` (``text`` is one JSON line), ``chatml`` (``text`` is a transcript) or
+    ``object`` (``data`` is the record, already decoded, e.g. a Parquet row; ``line`` is its row
+    number); ``end`` is the byte offset in the input after the record (for progress); ``error`` is
+    set when the bytes are not UTF-8.
     """
 
     number: int
@@ -37,13 +65,136 @@ class RawRecord:
     kind: FileFormat
     end: int
     error: str | None = None
+    data: Any = None
 
 
-def detect_format(path: str | Path, input_format: InputFormat = "auto") -> FileFormat:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reader:
+    """A pluggable input reader (tried before the plain JSONL/ChatML reader).
+
+    ``sniff(head, name)`` gets the first bytes of the input (up to 64 KiB, fewer at the end of the input)
+    and its display name, and says whether this reader reads it; ``read(stream, name, input_format)``
+    gets a binary handle positioned at the start of the input (``head`` included) and yields the
+    records. A reader that decompresses can hand the decompressed stream back to
+    ``records_from_handle``.
+    """
+
+    name: str
+    sniff: Callable[[bytes, str], bool]
+    read: Callable[[BinaryIO, str, InputFormat], Iterator[RawRecord]]
+
+
+READERS: list[Reader] = []
+
+
+def register_reader(reader: Reader) -> None:
+    """Add a reader (tried in registration order, before the plain JSONL/ChatML reader).
+
+    >>> r = Reader(name="never", sniff=lambda head, name: False, read=lambda s, n, f: iter(()))
+    >>> register_reader(r); READERS.remove(r)
+    """
+    if all(r.name != reader.name for r in READERS):
+        READERS.append(reader)
+
+
+def display_name(path: str | Path) -> str:
+    """The name findings use for an input: ``<stdin>`` for ``-``, else the path as given.
+
+    >>> display_name("-"), display_name("d.jsonl")
+    ('<stdin>', 'd.jsonl')
+    """
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+@contextmanager
+def open_input(path: str | Path) -> Iterator[BinaryIO]:
+    """Open an input once, in binary mode: ``-`` is standard input (left open afterwards).
+
+    Raises:
+        UsageError: the input cannot be opened.
+    """
+    if str(path) == "-":
+        yield sys.stdin.buffer
+        return
+    try:
+        fh = open(path, "rb")  # closed below
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        yield fh
+    finally:
+        fh.close()
+
+
+class _Replay(io.RawIOBase):
+    """The bytes already peeked, then the rest of the handle: a pipe is read once."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        read1 = getattr(self._rest, "read1", None)
+        data = read1(len(buffer)) if read1 is not None else self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def peek(fh: BinaryIO, *, until_content: bool = True, limit: int = _PEEK) -> tuple[bytes, BinaryIO]:
+    """The first bytes of ``fh`` and a handle that reads the input from its start again.
+
+    Reads only what the detection needs: up to the first byte that is not blank (a BOM, spaces,
+    newlines) and at least 8 bytes, at most ``limit``; a regular file is rewound, a pipe is replayed
+    from memory.
+
+    Raises:
+        OSError: the handle cannot be read.
+
+    >>> head, again = peek(io.BytesIO(b"  {}\\n"))
+    >>> head, again.read()
+    (b'  {}\\n', b'  {}\\n')
+    """
+    chunks: list[bytes] = []
+    size = 0
+    read1 = getattr(fh, "read1", None)
+    while size < limit:
+        data = read1(limit - size) if read1 is not None else fh.read(limit - size)
+        if not data:
+            break
+        chunks.append(data)
+        size += len(data)
+        if size >= 8 and (not until_content or bytes(b"".join(chunks)).lstrip(_BLANK)):
+            break
+    head = b"".join(chunks)
+    return head, io.BufferedReader(_Replay(head, fh), buffer_size=_PEEK)
+
+
+def _layout(head: bytes, name: str, input_format: InputFormat) -> Literal["jsonl", "chatml"]:
+    if input_format in ("openai", "sharegpt"):
+        return "jsonl"
+    if input_format == "chatml":
+        return "chatml"
+    stripped = head.lstrip(_BLANK)
+    if stripped.startswith(b"["):
+        raise UsageError(
+            f"{name} is one JSON array; write one record per line (JSONL), e.g. with `jq -c '.[]' FILE > FILE.jsonl`"
+        )
+    return "jsonl" if stripped.startswith(b"{") else "chatml"
+
+
+def detect_format(path: str | Path, input_format: InputFormat = "auto") -> Literal["jsonl", "chatml"]:
     """The file layout: ``jsonl`` when the first non-blank character is ``{``, else ``chatml``.
 
     Args:
-        path: the dataset file.
+        path: the dataset file (not ``-``: reading standard input to detect would consume it).
         input_format: ``openai``/``sharegpt`` force JSONL, ``chatml`` forces ChatML, ``auto`` peeks.
 
     Returns:
@@ -55,32 +206,44 @@ def detect_format(path: str | Path, input_format: InputFormat = "auto") -> FileF
     >>> detect_format("any.txt", "sharegpt")
     'jsonl'
     """
-    if input_format in ("openai", "sharegpt"):
-        return "jsonl"
-    if input_format == "chatml":
-        return "chatml"
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(_PEEK)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
-    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if stripped.startswith(b"["):
-        raise UsageError(
-            f"{path} is one JSON array; write one record per line (JSONL), e.g. with `jq -c '.[]' FILE > FILE.jsonl`"
-        )
-    return "jsonl" if stripped.startswith(b"{") else "chatml"
+    if input_format != "auto":
+        return _layout(b"", str(path), input_format)
+    with open_input(path) as fh:
+        try:
+            head, _ = peek(fh)
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc}") from exc
+    return _layout(head, display_name(path), input_format)
 
 
-def _decode(data: bytes) -> tuple[str, str | None]:
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        return data.decode("utf-8", errors="replace"), f"not UTF-8 at byte {exc.start}"
+def records_from_handle(fh: BinaryIO, name: str, input_format: InputFormat = "auto") -> Iterator[RawRecord]:
+    """The records of an open binary handle: a registered reader when one claims it, else JSONL/ChatML.
+
+    Args:
+        fh: the input, at its start (read once, from here to its end).
+        name: how findings name the input.
+        input_format: ``auto`` (detect), ``openai``, ``sharegpt`` or ``chatml``.
+
+    Raises:
+        UsageError: the input is one JSON array.
+        OSError: the input cannot be read.
+
+    >>> [r.text for r in records_from_handle(io.BytesIO(b'{"a": 1}\\r\\n'), "x")]
+    ['{"a": 1}']
+    """
+    head, stream = peek(fh)
+    for reader in READERS:
+        if reader.sniff(head, name):
+            yield from reader.read(stream, name, input_format)
+            return
+    if _layout(head, name, input_format) == "jsonl":
+        yield from _jsonl(stream)
+    else:
+        yield from _chatml(stream)
 
 
 def iter_records(path: str | Path, input_format: InputFormat = "auto") -> Iterator[RawRecord]:
-    """Yield the records of a dataset file one at a time.
+    """Yield the records of a dataset file (or ``-``, standard input) one at a time.
 
     Args:
         path: a JSONL file (one OpenAI or ShareGPT record per line; blank lines skipped) or a ChatML text.
@@ -96,20 +259,18 @@ def iter_records(path: str | Path, input_format: InputFormat = "auto") -> Iterat
     [(1, 1), (2, 3)]
     >>> os.unlink(f.name)
     """
-    layout = detect_format(path, input_format)
+    with open_input(path) as fh:
+        try:
+            yield from records_from_handle(fh, display_name(path), input_format)
+        except OSError as exc:
+            raise UsageError(f"cannot read {display_name(path)}: {exc.strerror or exc}") from exc
+
+
+def _decode(data: bytes) -> tuple[str, str | None]:
     try:
-        fh = open(path, "rb")  # closed in the finally below
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
-    try:
-        if layout == "jsonl":
-            yield from _jsonl(fh)
-        else:
-            yield from _chatml(fh)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
-    finally:
-        fh.close()
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", errors="replace"), f"not UTF-8 at byte {exc.start}"
 
 
 def _jsonl(fh: BinaryIO) -> Iterator[RawRecord]:
@@ -126,31 +287,33 @@ def _jsonl(fh: BinaryIO) -> Iterator[RawRecord]:
         yield RawRecord(number=number, line=lineno, text=text, kind="jsonl", end=offset, error=error)
 
 
+def _chatml_record(number: int, line: int, buf: list[bytes], end: int) -> RawRecord:
+    text, error = _decode(b"".join(buf))
+    if number == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    return RawRecord(number=number, line=line, text=text.replace("\r\n", "\n"), kind="chatml", end=end, error=error)
+
+
 def _chatml(fh: BinaryIO) -> Iterator[RawRecord]:
     number = 0
     offset = 0
     start_line = 1
     buf: list[bytes] = []
-    previous_blank_after_end = False
+    content = False  # the record so far holds a non-blank line
+    separated = False  # a blank line followed a line ending in <|im_end|>
     last_nonblank = b""
     for lineno, data in enumerate(fh, 1):
-        boundary = data.startswith(b"<|im_start|>system") or (
-            previous_blank_after_end and data.startswith(b"<|im_start|>")
-        )
-        if boundary and any(b.strip() for b in buf):
+        if separated and content and data.startswith(b"<|im_start|>"):
             number += 1
-            text, error = _decode(b"".join(buf))
-            yield RawRecord(number=number, line=start_line, text=text, kind="chatml", end=offset, error=error)
-            buf = []
+            yield _chatml_record(number, start_line, buf, offset)
+            buf, content = [], False
             start_line = lineno
         buf.append(data)
         offset += len(data)
         if data.strip():
-            last_nonblank = data
-            previous_blank_after_end = False
-        else:
-            previous_blank_after_end = last_nonblank.rstrip().endswith(b"<|im_end|>")
-    if any(b.strip() for b in buf):
+            last_nonblank, content, separated = data, True, False
+        elif last_nonblank.rstrip().endswith(b"<|im_end|>"):
+            separated = True
+    if content:
         number += 1
-        text, error = _decode(b"".join(buf))
-        yield RawRecord(number=number, line=start_line, text=text, kind="chatml", end=offset, error=error)
+        yield _chatml_record(number, start_line, buf, offset)

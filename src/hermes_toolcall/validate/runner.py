@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import os
+import signal
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 from .. import jsonio
 from ..diagnostics import make
 from ..errors import DecodeError
-from ..model import Span
+from ..excerpt import window
+from ..model import Span, ToolsBlock, Transcript
 from .api import Selector, ValidationReport, validate_conversation, validate_record
 from .build import from_transcript
 from .datasets import InputFormat, RawRecord
@@ -20,10 +25,9 @@ from .engines import parse_transcript
 from .locate import locate, string_offset
 from .view import Where
 
-__all__ = ["Located", "Options", "RecordResult", "check_record", "run"]
+__all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "check_record", "run"]
 
-_WINDOW = 100
-
+INTERNAL_ERROR = "HT604"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
@@ -56,26 +60,16 @@ class Located:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordResult:
-    """The findings of one record (``end``: byte offset after it, for progress)."""
+    """The findings of one record (``end``: byte offset after it, for progress).
+
+    ``digest`` identifies the record's content (a short hash of its text), so that a finding keeps its
+    fingerprint when the record moves in the file (SARIF ``partialFingerprints``).
+    """
 
     number: int
     end: int
     findings: tuple[Located, ...]
-
-
-def _window(text: str, column: int, width: int) -> tuple[str, int, int]:
-    """A window of ``text`` around 1-based ``column``: (snippet, caret column in it, caret width)."""
-    text = text.replace("\t", " ")
-    if len(text) <= _WINDOW:
-        return text, column, max(1, min(width, len(text) - column + 1))
-    lo = max(0, column - 1 - _WINDOW // 3)
-    snippet = text[lo : lo + _WINDOW]
-    caret = column - lo
-    if lo:
-        snippet, caret = "…" + snippet, caret + 1
-    if lo + _WINDOW < len(text):
-        snippet += "…"
-    return snippet, caret, max(1, min(width, _WINDOW - (column - 1 - lo)))
+    digest: str = ""
 
 
 def _json_position(text: str, where: Where) -> tuple[int, int]:
@@ -93,7 +87,9 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
     out = []
     lines: list[str] | None = None
     for d, where in zip(report.diagnostics, report.locations, strict=True):
-        if raw.kind == "jsonl":
+        if raw.kind == "object":  # a decoded row: no text to point into
+            line, column, width, source_line = raw.line, 1, 1, ""
+        elif raw.kind == "jsonl":
             start, end = _json_position(raw.text, where)
             line, column, width, source_line = raw.line, start + 1, max(1, end - start), raw.text
         else:
@@ -103,7 +99,7 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
             column = d.span.column
             source_line = lines[d.span.line - 1].rstrip("\r") if d.span.line <= len(lines) else ""
             width = max(1, d.span.end - d.span.start)
-        snippet, caret, width = _window(source_line, column, width)
+        snippet, caret, width = window(source_line, column, width)
         out.append(
             Located(
                 code=d.code,
@@ -121,15 +117,21 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
     return tuple(out)
 
 
-def _record_error(raw: RawRecord, code: str, message: str, position: int) -> RecordResult:
+def _digest(raw: RawRecord) -> str:
+    text = raw.text if raw.kind != "object" else repr(raw.data)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _record_error(raw: RawRecord, code: str, message: str, position: int, *, hint: str | None = None) -> RecordResult:
     column = max(position, 0) + 1
-    d = make(code, message, Span(start=0, end=0, line=1, column=column), strict=False)
-    snippet, caret, width = _window(raw.text, column, 1)
+    d = make(code, message, Span(start=0, end=0, line=1, column=column), strict=False, hint=hint)
+    first_line = raw.text.split("\n", 1)[0]
+    snippet, caret, width = window(first_line, column, 1)
     located = Located(
         code=d.code,
         severity=d.severity,
         message=d.message,
-        hint=None,
+        hint=d.hint,
         record=raw.number,
         line=raw.line,
         column=column,
@@ -137,11 +139,75 @@ def _record_error(raw: RawRecord, code: str, message: str, position: int) -> Rec
         snippet=snippet,
         caret=caret,
     )
-    return RecordResult(number=raw.number, end=raw.end, findings=(located,))
+    return RecordResult(number=raw.number, end=raw.end, findings=(located,), digest=_digest(raw))
+
+
+def internal_error(raw: RawRecord, exc: BaseException) -> RecordResult:
+    """The finding for a record the checker failed on (HT604): what failed, and a request to report it."""
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if len(what) > 200:
+        what = what[:200] + "…"
+    return _record_error(
+        raw,
+        INTERNAL_ERROR,
+        f"the validator failed on this record ({what}); it was not fully checked",
+        0,
+        hint="please report this record to the hermes-toolcall issue tracker",
+    )
+
+
+def _joined(transcript: Transcript) -> list[Any]:
+    """HT605: a system turn with a ``<tools>`` block after other turns (two transcripts without a separator)."""
+    from .build import finding
+    from .view import Source
+
+    seen_other = False
+    for turn in transcript.turns:
+        if turn.role not in ("system", "developer"):
+            seen_other = True
+        elif seen_other and any(isinstance(p, ToolsBlock) for p in turn.parts):
+            where = Source(transcript.source).where(turn.header.start, turn.header.end)
+            message = "a system turn with a <tools> block after other turns: two transcripts without a blank line?"
+            return [finding("HT605", message, where)]
+    return []
+
+
+def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult:
+    if raw.error is not None:
+        if not selector.allows("HT601"):
+            return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+        return _record_error(raw, "HT601", raw.error, 0)
+    kw: dict[str, Any] = {
+        "tools": options.tools,
+        "dialect": options.dialect,
+        "selector": selector,
+        "check_formats": options.check_formats,
+        "round_trip": options.round_trip,
+    }
+    if raw.kind == "object":
+        report = validate_record(raw.data, **kw)
+    elif raw.kind == "jsonl":
+        try:
+            data = jsonio.loads(raw.text)
+        except DecodeError as exc:
+            if not selector.allows("HT601"):
+                return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+            return _record_error(raw, "HT601", f"invalid JSON: {exc.message}", exc.position)
+        report = validate_record(data, **kw)
+    else:
+        transcript = parse_transcript(raw.text, dialect=options.dialect)
+        conv = from_transcript(transcript)
+        joined = _joined(transcript) if selector.allows("HT605") else []
+        if joined:
+            conv = dataclasses.replace(conv, findings=conv.findings + tuple(joined))
+        report = validate_conversation(conv, **kw)
+    return RecordResult(number=raw.number, end=raw.end, findings=_place(raw, report), digest=_digest(raw))
 
 
 def check_record(raw: RawRecord, options: Options) -> RecordResult:
     """Validate one record read from a file; every finding gets its file line:column and snippet.
+
+    A failure inside the checker is not raised: it becomes an HT604 finding of that record.
 
     >>> from hermes_toolcall.validate.datasets import RawRecord
     >>> rec = RawRecord(number=1, line=1, kind="jsonl", end=0, text='{"text": 1}')
@@ -149,40 +215,19 @@ def check_record(raw: RawRecord, options: Options) -> RecordResult:
     ['HT602']
     """
     selector = Selector(options.select, options.ignore)
-    if raw.error is not None:
-        if not selector.allows("HT601"):
-            return RecordResult(number=raw.number, end=raw.end, findings=())
-        return _record_error(raw, "HT601", raw.error, 0)
-    if raw.kind == "jsonl":
-        try:
-            data = jsonio.loads(raw.text)
-        except DecodeError as exc:
-            if not selector.allows("HT601"):
-                return RecordResult(number=raw.number, end=raw.end, findings=())
-            return _record_error(raw, "HT601", f"invalid JSON: {exc.message}", exc.position)
-        report = validate_record(
-            data,
-            tools=options.tools,
-            dialect=options.dialect,
-            selector=selector,
-            check_formats=options.check_formats,
-            round_trip=options.round_trip,
-        )
-    else:
-        conv = from_transcript(parse_transcript(raw.text, dialect=options.dialect))
-        report = validate_conversation(
-            conv,
-            tools=options.tools,
-            dialect=options.dialect,
-            selector=selector,
-            check_formats=options.check_formats,
-            round_trip=options.round_trip,
-        )
-    return RecordResult(number=raw.number, end=raw.end, findings=_place(raw, report))
+    try:
+        return _check(raw, options, selector)
+    except Exception as exc:  # any failure of the checker (RecursionError, ValueError, …) is a finding
+        return internal_error(raw, exc)
 
 
 def _batch(records: Sequence[RawRecord], options: Options) -> list[RecordResult]:
     return [check_record(r, options) for r in records]
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the main process (which stops the pool and prints the summary so far)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _batches(records: Iterable[RawRecord], size: int) -> Iterator[list[RawRecord]]:
@@ -221,11 +266,31 @@ def run(
         for r in records:
             yield check_record(r, options)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[list[RecordResult]]] = deque()
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+    pending: deque[tuple[list[RawRecord], Future[list[RecordResult]]]] = deque()
+
+    def collect() -> Iterator[RecordResult]:
+        nonlocal pool
+        batch, future = pending.popleft()
+        try:
+            yield from future.result()
+        except BrokenProcessPool as exc:  # a worker died (killed, out of memory): its batch is reported
+            yield from (internal_error(r, exc) for r in batch)
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+            retry = [b for b, _ in pending]
+            pending.clear()
+            pending.extend((b, pool.submit(_batch, b, options)) for b in retry)
+
+    try:
         for batch in _batches(records, batch_size):
-            pending.append(pool.submit(_batch, batch, options))
+            pending.append((batch, pool.submit(_batch, batch, options)))
             while len(pending) >= 2 * workers:
-                yield from pending.popleft().result()
+                yield from collect()
         while pending:
-            yield from pending.popleft().result()
+            yield from collect()
+    except BaseException:  # Ctrl-C, or the consumer stopped: drop the queued batches, let the running ones end
+        # (at most one per worker; not waiting leaves the pool's threads to fail at interpreter exit)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

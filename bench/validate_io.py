@@ -1,0 +1,83 @@
+"""What validate's input handling costs: one handle per input, detection replayed from memory, Mapping records.
+
+Usage: ``.venv/bin/python bench/validate_io.py [--records 8000]``
+
+On the deterministic dataset of ``bench/validate.py``, measured in the same process:
+
+* **raw lines**: ``open()`` and a loop over its lines (the floor of any line reader);
+* **iter_records**: the dataset reader (one handle, the first bytes peeked and replayed, each line
+  decoded into a record);
+* per record: ``validate_record``, the check that makes any Mapping a record (run on every record),
+  and the copy to plain data (run only on records that hold non-dict Mappings, e.g. ``datasets`` rows);
+* peak memory of the reader (tracemalloc) while it streams the file, against the file size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from validate import make_dataset
+
+from hermes_toolcall import jsonio
+from hermes_toolcall.validate import api, datasets
+
+
+def _best(fn: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--records", type=int, default=8000)
+    args = ap.parse_args()
+    path = Path(tempfile.mkdtemp()) / "d.jsonl"
+    make_dataset(path, args.records)
+    size = path.stat().st_size
+
+    def raw() -> int:
+        with open(path, "rb") as fh:
+            return sum(1 for line in fh if line.strip())
+
+    def reader() -> int:
+        return sum(1 for _ in datasets.iter_records(path))
+
+    records = [jsonio.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    def per_record(fn: Callable[[Any], Any]) -> float:
+        return _best(lambda: [fn(r) for r in records], 3) / len(records) * 1e6
+
+    t_raw, t_reader = _best(raw, 5), _best(reader, 5)
+    t_check, t_copy, t_validate = (per_record(f) for f in (api._needs_plain, api._plain, api.validate_record))
+    tracemalloc.start()
+    reader()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"{args.records} records, {size / 1e6:.1f} MB")
+    print("| step | seconds | ratio |")
+    print("|---|---|---|")
+    print(f"| raw lines | {t_raw:.3f} | 1.00 |")
+    print(f"| iter_records | {t_reader:.3f} | {t_reader / t_raw:.2f}x raw lines |")
+    print("| per record | µs | share of validate_record |")
+    print("|---|---|---|")
+    print(f"| validate_record | {t_validate:.1f} | 1.000 |")
+    print(f"| the Mapping check (every record) | {t_check:.2f} | {t_check / t_validate:.3f} |")
+    print(f"| the copy to plain data (records holding non-dict Mappings) | {t_copy:.1f} | {t_copy / t_validate:.3f} |")
+    print(f"reader peak memory: {peak / 1e6:.2f} MB for a {size / 1e6:.1f} MB file")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Example adapters shipped with the package (``hermes-toolcall conformance --adapter MODULE:CALLABLE``)."""
