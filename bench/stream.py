@@ -14,15 +14,21 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
+import importlib.util
 import re
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+import tracemalloc
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from hermes_toolcall import jsonio
+from hermes_toolcall import jsonio, parse_transcript
 from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.statemachine import StreamParser
 from hermes_toolcall.statemachine.table import NEXT, State, Trigger, build_machine
@@ -140,6 +146,95 @@ def big_call(arg_chars: int) -> str:
     return f"I'll write the file.\n<tool_call>\n{body}\n</tool_call>"
 
 
+def call_dense_chunks(size: int, chunk_size: int = 256) -> Iterator[str]:
+    """A call-dense completion of about ``size`` characters, generated as it is fed (not held whole):
+    short prose, then a call, again and again (about 110 characters per call)."""
+    total = 0
+    n = 0
+    pending = ""
+    while total < size:
+        unit = (
+            f"Checking {n}.\n<tool_call>\n"
+            f'{{"name": "get_weather", "arguments": {{"city": "City {n}", "days": {n % 7}}}}}\n</tool_call>\n'
+        )
+        pending += unit
+        total += len(unit)
+        n += 1
+        while len(pending) >= chunk_size:
+            yield pending[:chunk_size]
+            pending = pending[chunk_size:]
+    if pending:
+        yield pending
+
+
+def call_dense_transcript(size: int) -> str:
+    """A call-dense transcript of about ``size`` characters: assistant turns of two calls, tool turns
+    of two results."""
+    parts = []
+    total = 0
+    n = 0
+    while total < size:
+        turn = (
+            f"<|im_start|>assistant\n<tool_call>\n"
+            f'{{"name": "get_weather", "arguments": {{"city": "City {n}", "days": {n % 7}}}}}\n</tool_call>\n'
+            f'<tool_call>\n{{"name": "get_time", "arguments": {{"tz": "UTC"}}}}\n</tool_call><|im_end|>\n'
+            f'<|im_start|>tool\n<tool_response>\n{{"temp": {n}}}\n</tool_response>\n'
+            f"<tool_response>\n12:00\n</tool_response><|im_end|>\n"
+        )
+        parts.append(turn)
+        total += len(turn)
+        n += 1
+    return "".join(parts)
+
+
+def stream_peak(size: int) -> tuple[int, int, float]:
+    """(characters fed, tracemalloc peak in bytes, seconds) of ``StreamParser(retain=False)`` on a
+    call-dense completion of ``size`` characters (events are consumed and dropped, as a server does)."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    parser = StreamParser(retain=False, ids=sequential_ids())
+    fed = 0
+    for piece in call_dense_chunks(size):
+        fed += len(piece)
+        parser.feed(piece)
+    parser.close()
+    seconds = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return fed, peak, seconds
+
+
+def transcript_peak(size: int) -> tuple[int, int]:
+    """(characters, tracemalloc peak in bytes during ``parse_transcript``) on a call-dense transcript."""
+    text = call_dense_transcript(size)
+    gc.collect()
+    tracemalloc.start()
+    parse_transcript(text, ids=sequential_ids())
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return len(text), peak
+
+
+def memory(sizes: Sequence[int], transcript_size: int) -> None:
+    """Print the peak traced memory of the bounded stream (each size) and of ``parse_transcript``."""
+    print("\nmemory (tracemalloc peak; tracing makes these runs several times slower)")
+    peaks = []
+    for size in sizes:
+        fed, peak, seconds = stream_peak(size)
+        peaks.append(peak)
+        print(
+            f"  StreamParser(retain=False), call-dense completion, {fed / 1e6:.0f} MB in 256-char chunks: "
+            f"peak {peak / 1e6:.2f} MB ({seconds:.0f} s traced)"
+        )
+    if len(peaks) > 1:
+        print(f"  {sizes[-1] // sizes[0]}x the stream -> {peaks[-1] / peaks[0]:.2f}x the peak")
+    chars, peak = transcript_peak(transcript_size)
+    print(
+        f"  parse_transcript, call-dense transcript, {chars / 1e6:.1f} MB: peak {peak / 1e6:.1f} MB "
+        f"= {peak / chars:.1f}x the input"
+    )
+
+
 def chunk(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
@@ -228,14 +323,83 @@ def machine_costs() -> dict[str, float]:
     return {"construct_us": construct * 1e6, "trigger_us": trigger * 1e6, "lookup_us": lookup * 1e6}
 
 
+def load_revision(rev: str) -> Any:
+    """The ``StreamParser`` class of git revision ``rev``, imported beside this tree's as a second package."""
+    root = Path(__file__).resolve().parent.parent
+    target = Path(tempfile.mkdtemp(prefix="hermes-before-"))
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", rev, "src/hermes_toolcall"], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    package = target / "src" / "hermes_toolcall"
+    name = "hermes_toolcall_before"
+    spec = importlib.util.spec_from_file_location(
+        name, package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module(f"{name}.statemachine").StreamParser
+
+
+def before_after(rev: str, size: int, rep: int) -> None:
+    """Time this tree's StreamParser and revision ``rev``'s on the same chunks, alternately (same run)."""
+    before_cls = load_revision(rev)
+    ids_before = importlib.import_module("hermes_toolcall_before.ids").sequential_ids
+
+    def runner(cls: Any, ids: Any, chunks: Sequence[str], level: str, **kw: Any) -> Callable[[], object]:
+        def go() -> object:
+            parser = cls(level=level, ids=ids(), **kw)
+            feed = parser.feed
+            for c in chunks:
+                feed(c)
+            return parser.close()
+
+        return go
+
+    text = mixed_transcript(size)
+    print(f"\nbefore ({rev}) / after (this tree), same chunks, run alternately, best of {rep}")
+    cases: list[tuple[str, list[str], str, dict[str, Any]]] = [
+        (f"{len(text) / 1e6:.1f} MB transcript, 4-char chunks", chunk(text, 4), "transcript", {}),
+        (f"{len(text) / 1e6:.1f} MB transcript, 64-char chunks", chunk(text, 64), "transcript", {}),
+        ("100 KB arguments, 4-char chunks", chunk(big_call(100_000), 4), "completion", {}),
+        (
+            "100 KB arguments, 4-char chunks, stream_arguments",
+            chunk(big_call(100_000), 4),
+            "completion",
+            {"stream_arguments": True},
+        ),
+    ]
+    for label, chunks, level, kw in cases:
+        old, new = best_pair(
+            runner(before_cls, ids_before, chunks, level, **kw),
+            runner(StreamParser, sequential_ids, chunks, level, **kw),
+            rep,
+        )
+        print(f"  {label}: before {old * 1e3:8.1f} ms, after {new * 1e3:8.1f} ms, after/before {new / old:.3f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller inputs")
     ap.add_argument("--repeat", type=int, default=5, help="runs per measurement (the best is kept)")
     ap.add_argument("--budget", type=float, default=10.0, help="seconds before a baseline run is projected")
+    ap.add_argument("--memory", default="", help="stream sizes in MB for the memory runs (default 10,50; quick 1,5)")
+    ap.add_argument("--memory-only", action="store_true", help="only the memory runs")
+    ap.add_argument("--no-memory", action="store_true", help="skip the memory runs")
+    ap.add_argument("--before", metavar="REV", help="only compare this tree's speed with git revision REV's")
     args = ap.parse_args()
     size = 100_000 if args.quick else 1_000_000
     rep = args.repeat
+    if args.before:
+        before_after(args.before, size, rep)
+        return 0
+    if not args.no_memory:
+        mbs = [float(x) for x in (args.memory or ("1,5" if args.quick else "10,50")).split(",")]
+        memory([int(mb * 1_000_000) for mb in mbs], 1_000_000 if args.quick else 10_000_000)
+    if args.memory_only:
+        return 0
 
     costs = machine_costs()
     print(

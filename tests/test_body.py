@@ -98,16 +98,19 @@ def test_arguments_json_with_escaped_key_and_extra_members() -> None:
     assert inner[got.issues[0].start : got.issues[0].end] == '"id"'
 
 
-def test_duplicate_arguments_key_uses_the_last_one() -> None:
+@pytest.mark.parametrize("strict", [False, True])
+def test_duplicate_arguments_key_is_a_failure(strict: bool) -> None:
     inner = '{"name": "f", "arguments": {"a": 1}, "arguments": {"b": 2}}'
-    got = decode_call_body(inner, strict=True)
-    assert calls(got) == [("f", {"b": 2}, '{"b": 2}')]
+    got = decode_call_body(inner, strict=strict)
+    assert calls(got) == [] and got.failure == "HT115"
+    assert inner[got.issues[-1].start : got.issues[-1].end] == '"arguments"'  # the second occurrence
 
 
-def test_duplicate_name_after_arguments() -> None:
+@pytest.mark.parametrize("strict", [False, True])
+def test_duplicate_name_after_arguments_is_a_failure(strict: bool) -> None:
     inner = '{"name": "f", "arguments": {}, "name": "g"}'
-    got = decode_call_body(inner, strict=True)
-    assert calls(got) == [("g", {}, "{}")]
+    got = decode_call_body(inner, strict=strict)
+    assert calls(got) == [] and got.failure == "HT115"
 
 
 def test_deeply_nested_valid_json_still_decodes() -> None:

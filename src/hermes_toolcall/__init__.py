@@ -10,12 +10,16 @@ from .dataio.convert import Converted, convert_records
 from .dataio.hf import DatasetReport, DatasetSummary, summarize_dataset, validate_dataset
 from .detect import DialectGuess, detect_dialect
 from .errors import (
+    CallerError,
     ConformanceError,
     DecodeError,
     HermesError,
+    InputError,
+    InternalError,
     ParseError,
     RenderError,
     StreamError,
+    StreamStateError,
     UsageError,
     ValidationError,
 )
@@ -74,6 +78,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DIALECTS",
     "ArgumentsDelta",
+    "CallerError",
     "Completion",
     "ConformanceError",
     "Converted",
@@ -90,6 +95,8 @@ __all__ = [
     "GenerationPromptState",
     "HermesError",
     "IdFactory",
+    "InputError",
+    "InternalError",
     "InvalidToolCall",
     "Message",
     "OpenAIChunker",
@@ -104,6 +111,7 @@ __all__ = [
     "Span",
     "StreamError",
     "StreamParser",
+    "StreamStateError",
     "Text",
     "TextDelta",
     "ToolCall",

@@ -203,6 +203,7 @@ class _Interpreter:
             m = last.get(key)
             return (m.value_start, m.value_end) if m else (top.start, top.end)
 
+        self.duplicates(top)
         name = obj.get("name")
         if "name" not in obj:
             self.fail("HT104", "the call object has no `name`", top.start, top.end)
@@ -243,6 +244,21 @@ class _Interpreter:
             arguments_json = self.encode(arguments, value_span(arg_key) if arg_key else (top.start, top.end))
         return DecodedCall(name=name, arguments=arguments, arguments_json=arguments_json)
 
+    def duplicates(self, top: TopValue) -> None:
+        """Fail with HT115 when ``name`` or an arguments key occurs more than once in the call object."""
+        seen: dict[str, list[Member]] = {}
+        for m in top.members:
+            if m.key == "name" or m.key in _ARG_KEYS:
+                seen.setdefault(m.key, []).append(m)
+        for key, members in seen.items():
+            if len(members) > 1:
+                second = members[1]
+                message = f"`{key}` occurs {len(members)} times in the call object"
+                if key == "name" and members[0].value_start != members[1].value_start:  # positions known
+                    names = ", then ".join(_short(self.inner[m.value_start : m.value_end]) for m in members)
+                    message += f" ({names}): a stream that announced the first name was wrong"
+                self.fail("HT115", message, second.key_start, second.key_end)
+
     def encode(self, arguments: dict[str, Any], span: tuple[int, int]) -> str:
         """``jsonio.dumps_spaced(arguments)``; a value JSON cannot carry (too deep, infinite) fails with HT103."""
         try:
@@ -272,6 +288,17 @@ class _Interpreter:
             return value, raw
         what = _type_name(value)
         self.fail("HT105", f"`arguments` is a string holding a JSON {what}, not an object", *span)
+
+
+def _short(source: str) -> str:
+    return source if len(source) <= 40 else source[:37] + "..."
+
+
+def _pair_members(pairs: Any, start: int, end: int) -> tuple[Member, ...]:
+    """Members of a top-level object decoded as pairs (positions unknown: each spans the whole body)."""
+    if not isinstance(pairs, list) or not all(isinstance(p, tuple) for p in pairs):
+        return ()
+    return tuple(Member(key=k, key_start=start, key_end=end, value_start=start, value_end=end) for k, _ in pairs)
 
 
 def _first_name(tops: tuple[TopValue, ...]) -> str | None:
@@ -379,9 +406,17 @@ def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBo
         spans = scan(inner, lead, end)
         if spans.error is None and not spans.recoveries:
             return _interpret(inner, spans.values, None, strict=strict, raw_json=True)
-        top = TopValue(value=value, start=lead, end=end)  # positions unavailable (e.g. very deep nesting)
+        # positions unavailable (e.g. very deep nesting): the keys of the call objects still count (HT115)
+        try:
+            pairs = jsonio.loads_pairs(text)
+        except DecodeError:
+            pairs = None
+        top = TopValue(value=value, start=lead, end=end, members=_pair_members(pairs, lead, end))
         if isinstance(value, list):
-            elements = tuple(TopValue(value=v, start=lead, end=end) for v in value)
+            elements = tuple(
+                TopValue(value=v, start=lead, end=end, members=_pair_members(p, lead, end))
+                for v, p in zip(value, pairs if isinstance(pairs, list) else [None] * len(value), strict=True)
+            )
             top = TopValue(value=value, start=lead, end=end, elements=elements)
         return _interpret(inner, (top,), None, strict=strict, raw_json=False)
     result = scan(inner, lead, end)

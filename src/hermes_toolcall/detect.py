@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .argcheck import check_text
+from .errors import HermesError, internal_error
 from .profiles import DIALECTS
 
 __all__ = ["DialectGuess", "detect_dialect"]
@@ -138,7 +140,7 @@ def _confidence(s1: int, s2: int) -> float:
 
 
 def detect_dialect(text: str) -> DialectGuess:
-    """Guess which dialect wrote ``text`` (a transcript or a completion); never raises.
+    """Guess which dialect wrote ``text`` (a transcript or a completion); never raises on a str.
 
     Args:
         text: a ChatML transcript, a system prompt, or a completion.
@@ -146,11 +148,24 @@ def detect_dialect(text: str) -> DialectGuess:
     Returns:
         A `DialectGuess`; ``hermes`` with confidence 0.1 when nothing points anywhere.
 
+    Raises:
+        UsageError: ``text`` is not a str.
+
     >>> detect_dialect('<tool_call>\\n{"name":"read","arguments":{"path":"a.ts"}}\\n</tool_call>').dialect
     'omp'
     >>> detect_dialect("hello").confidence
     0.1
     """
+    check_text("text", text)
+    try:
+        return _detect(text)
+    except (HermesError, MemoryError):
+        raise
+    except Exception as exc:  # only HermesError escapes: anything else is a bug
+        raise internal_error("detect_dialect", exc) from exc
+
+
+def _detect(text: str) -> DialectGuess:
     scores = dict.fromkeys(DIALECTS, 0)
     evidence: list[str] = []
     for description, found, weights in _SIGNALS:

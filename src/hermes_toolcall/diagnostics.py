@@ -208,6 +208,17 @@ _ENTRIES: tuple[Entry, ...] = (
         "Close the catalogue with `</tools>`.",
     ),
     _e(
+        "HT115",
+        "call-duplicate-key",
+        "error",
+        _BLOCKS,
+        "The call object has `name` or `arguments` (or an alias) more than once. JSON leaves duplicate keys "
+        "undefined and readers differ (first wins, last wins): the block is an invalid call in both modes, and a "
+        "stream that announced the first `name` was wrong.",
+        '<tool_call>{"name": "read_file", "arguments": {}, "name": "delete_file"}</tool_call>',
+        "Write each key of the call object once.",
+    ),
+    _e(
         "HT114",
         "block-too-large",
         "error",

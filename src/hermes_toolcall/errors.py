@@ -1,38 +1,94 @@
-"""The one error tree of hermes-toolcall: everything the library raises is a `HermesError`."""
+"""The one error tree of hermes-toolcall: everything the library raises is a `HermesError`.
+
+Errors are split by **fault**, each class carrying it as ``fault``; catch the three middle classes
+to tell them apart (the CLI maps them to exit statuses):
+
+| class | fault | raised when |
+|---|---|---|
+| `CallerError` | caller | the calling program misused the library: fix the code |
+| - `UsageError` | caller | an argument of the wrong type or value (the message names it) |
+| - `StreamStateError` | caller | a stream used out of order (``feed()`` after ``close()``, ...) |
+| `InputError` | input | the data is bad, where the API raises instead of reporting diagnostics |
+| - `ParseError` | input | strict parsing found error diagnostics (``.diagnostics``) |
+| - `StreamError` | input | strict streaming found error diagnostics |
+| - `ValidationError` | input | strict validation found errors |
+| - `DecodeError` | input | a JSON text could not be decoded (``.position``) |
+| - `RenderError` | input | a conversation cannot be rendered faithfully |
+| - `ConformanceError` | input | a conformance case file or adapter cannot be loaded |
+| `InternalError` | internal | a bug: any other exception inside a public call, converted |
+
+Lenient parsing never raises `InputError` for any input string: bad input becomes diagnostics.
+`InternalError` keeps the original exception as ``__cause__``; please report it with the input.
+Names kept for compatibility: `StreamStateError` is also a `StreamError` and a `UsageError` (code
+that caught `StreamError` for ``feed()`` after ``close()`` keeps working); `UsageError`, `DecodeError`
+and `RenderError` are also ``ValueError``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
     from .model import Diagnostic
 
 __all__ = [
+    "CallerError",
     "ConformanceError",
     "DecodeError",
+    "Fault",
     "HermesError",
+    "InputError",
+    "InternalError",
     "ParseError",
     "RenderError",
     "StreamError",
+    "StreamStateError",
     "UsageError",
     "ValidationError",
+    "internal_error",
 ]
+
+Fault = Literal["caller", "input", "internal"]
 
 
 class HermesError(Exception):
     """Root of every error hermes-toolcall raises.
 
     Third-party errors (lark, orjson, jsonschema, transitions, jinja2) are converted at the
-    boundary with ``raise ... from exc``.
+    boundary with ``raise ... from exc``. ``fault`` says whose fault it is (see the module table).
     """
 
-
-class UsageError(HermesError, ValueError):
-    """A caller passed an argument the library cannot use (unknown dialect, bad option value)."""
+    fault: ClassVar[Fault] = "input"
 
 
-class DecodeError(HermesError, ValueError):
+class CallerError(HermesError):
+    """The calling program misused the library (fix the code, not the data)."""
+
+    fault: ClassVar[Fault] = "caller"
+
+
+class InputError(HermesError):
+    """The data given to the library is bad (where the API raises rather than reporting diagnostics)."""
+
+    fault: ClassVar[Fault] = "input"
+
+
+class InternalError(HermesError):
+    """A bug in hermes-toolcall: an unexpected exception inside a public call (``__cause__`` holds it).
+
+    >>> str(InternalError("boom"))
+    'boom'
+    """
+
+    fault: ClassVar[Fault] = "internal"
+
+
+class UsageError(CallerError, ValueError):
+    """A caller passed an argument the library cannot use (wrong type, unknown dialect, bad option value)."""
+
+
+class DecodeError(InputError, ValueError):
     """A JSON text could not be decoded.
 
     Args:
@@ -46,7 +102,7 @@ class DecodeError(HermesError, ValueError):
         self.position = position
 
 
-class _DiagnosticsError(HermesError):
+class _DiagnosticsError(InputError):
     """An error that carries every error diagnostic found (strict mode)."""
 
     def __init__(self, message: str, diagnostics: Sequence[Diagnostic] = ()) -> None:
@@ -68,14 +124,20 @@ class ParseError(_DiagnosticsError):
 
 
 class StreamError(_DiagnosticsError):
-    """Strict streaming found errors, or the stream was used out of order (feed after close)."""
+    """Strict streaming found errors (``.diagnostics``); out-of-order use raises `StreamStateError`."""
+
+
+class StreamStateError(StreamError, UsageError):
+    """A stream was used out of order (``feed()`` after ``close()``, ``result()`` before ``close()``)."""
+
+    fault: ClassVar[Fault] = "caller"
 
 
 class ValidationError(_DiagnosticsError):
     """Strict validation found errors; ``.diagnostics`` holds them."""
 
 
-class RenderError(HermesError, ValueError):
+class RenderError(InputError, ValueError):
     """A conversation cannot be rendered: the template would crash, or content would inject structure.
 
     Args:
@@ -95,5 +157,20 @@ class RenderError(HermesError, ValueError):
         self.field = field
 
 
-class ConformanceError(HermesError):
+class ConformanceError(InputError):
     """The conformance runner could not load a case file or an adapter."""
+
+
+def internal_error(where: str, exc: BaseException) -> InternalError:
+    """The `InternalError` for an unexpected exception ``exc`` inside the public call ``where``.
+
+    >>> internal_error("parse_completion", RecursionError("deep")).args[0]
+    'internal error in parse_completion: RecursionError: deep (a bug in hermes-toolcall: please report the input)'
+    """
+    try:
+        detail = str(exc)
+    except Exception:  # pragma: no cover - an exception whose message cannot be built
+        detail = "?"
+    return InternalError(
+        f"internal error in {where}: {type(exc).__name__}: {detail} (a bug in hermes-toolcall: please report the input)"
+    )

@@ -4,12 +4,21 @@ Three encodings are offered because the format needs exactly these: ``dumps_spac
 ``json.dumps`` default (``", "``/``": "``, as transformers' ``tojson``), ``dumps_compact`` is
 ``JSON.stringify``-like compact output (omp), and ``dumps_fast`` is orjson's compact bytes decoded,
 for hot paths where only validity matters.
+
+**Integers of any length** are decoded exactly and encoded back to the same digits, whatever
+Python's int/str conversion limit (``sys.get_int_max_str_digits()``, 4,300 digits by default, which
+this module never changes): an integer longer than the limit is decoded piecewise into an
+`ExactInt` (an ``int`` that keeps its decimal text), and the encoders write every integer's exact
+digits. Converting such an integer costs about 1 s per million digits (superlinear).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import secrets
+import sys
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -18,12 +27,16 @@ from .errors import DecodeError
 
 __all__ = [
     "DecodeError",
+    "ExactInt",
     "dumps_compact",
     "dumps_fast",
     "dumps_spaced",
+    "int_text",
     "loads",
     "loads_or_none",
+    "loads_pairs",
     "loads_shape_or_none",
+    "parse_int",
 ]
 
 
@@ -42,7 +55,7 @@ def loads(text: str) -> Any:
         except orjson.JSONDecodeError:
             pass  # orjson also rejects valid JSON it cannot represent (lone surrogates)
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=parse_int)
     except json.JSONDecodeError as exc:
         raise DecodeError(exc.msg, exc.pos) from exc
     except ValueError as exc:  # from _reject_constant
@@ -53,6 +66,148 @@ def loads(text: str) -> Any:
 
 # a JSON integer beyond 64 bits has at least 19 digits and no leading zero ([0-9]: JSON digits are ASCII)
 _LONG_DIGITS = re.compile(r"[1-9][0-9]{18}").search
+
+
+# ------------------------------------------------------------------ integers beyond the str limit
+
+_PIECE = 600  # digits converted by int() in one piece (under any limit Python accepts: 0 or >= 640)
+
+
+class ExactInt(int):
+    """An integer decoded from more digits than Python's int/str limit; ``str``/``repr`` give those digits.
+
+    It is an ``int`` (equal to, and hashing as, the same value); arithmetic gives plain ints.
+
+    >>> n = parse_int("9" * 5000)
+    >>> isinstance(n, ExactInt), n % 10, str(n) == "9" * 5000
+    (True, 9, True)
+    """
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (int(self), self.text))
+
+
+def _rebuild(value: int, text: str) -> ExactInt:
+    n = int.__new__(ExactInt, value)
+    n.text = text
+    return n
+
+
+@lru_cache(maxsize=64)
+def _pow10(k: int) -> int:
+    power: int = 10**k
+    return power
+
+
+def _digits_value(digits: str) -> int:
+    """The value of an unsigned run of decimal digits, converted in pieces (no int/str limit)."""
+    if len(digits) <= _PIECE:
+        return int(digits)
+    low = len(digits) // 2
+    return _digits_value(digits[:-low]) * _pow10(low) + _digits_value(digits[-low:])
+
+
+def _over_limit(ndigits: int) -> bool:
+    limit = sys.get_int_max_str_digits()
+    return limit > 0 and ndigits > limit
+
+
+def parse_int(text: str) -> int:
+    """``int(text)`` for a JSON/Python integer literal of any length (an `ExactInt` beyond the limit).
+
+    >>> parse_int("-12")
+    -12
+    """
+    if len(text) <= 640 or not _over_limit(len(text)):
+        return int(text)
+    digits = text.lstrip("+-").lstrip("0") or "0"  # canonical digits (a Python literal may pad with zeros)
+    negative = text.startswith("-") and digits != "0"
+    return _rebuild(-_digits_value(digits) if negative else _digits_value(digits), "-" + digits if negative else digits)
+
+
+def int_text(n: int) -> str:
+    """The decimal digits of any integer (``str(n)`` without the int/str limit).
+
+    >>> int_text(-(10**5000)) == "-1" + "0" * 5000
+    True
+    """
+    if isinstance(n, ExactInt):
+        return n.text
+    if n.bit_length() < 2000:  # about 600 digits: under any limit
+        return int.__repr__(n)
+    if n < 0:
+        return "-" + _abs_text(-n, 0)
+    return _abs_text(n, 0)
+
+
+def _abs_text(n: int, width: int) -> str:
+    if n.bit_length() < 1990:  # under 600 digits
+        return int.__repr__(n).rjust(width, "0")
+    k = int(n.bit_length() * 0.30103) // 2
+    high, low = divmod(n, _pow10(k))
+    return _abs_text(high, max(width - k, 0)) + _abs_text(low, k)
+
+
+def _dump(obj: Any, separators: tuple[str, str] | None) -> str:
+    """``json.dumps(obj, ensure_ascii=False, separators=…)`` with integers of any length written exactly."""
+    try:
+        return json.dumps(obj, ensure_ascii=False, separators=separators)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+    while True:
+        nonce = f"\x00hermes-int-{secrets.token_hex(8)}-"
+        found: list[str] = []
+        text = json.dumps(_mark(obj, nonce, found), ensure_ascii=False, separators=separators)
+        quoted = [json.dumps(f"{nonce}{i}\x00") for i in range(len(found))]
+        if all(text.count(q) == 1 for q in quoted):  # no string of the value looked like a marker
+            for q, digits in zip(quoted, found, strict=True):
+                text = text.replace(q, digits)
+            return text
+
+
+def _mark(obj: Any, nonce: str, found: list[str]) -> Any:
+    """A copy of ``obj`` where each integer beyond the limit is a marker string (its digits in ``found``)."""
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        if isinstance(obj, ExactInt) or obj.bit_length() > 2000:
+            found.append(int_text(obj))
+            return f"{nonce}{len(found) - 1}\x00"
+        return obj
+    if isinstance(obj, dict):
+        return {_key(k): _mark(v, nonce, found) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_mark(v, nonce, found) for v in obj]
+    return obj
+
+
+def _key(key: Any) -> Any:
+    return int_text(key) if isinstance(key, int) and not isinstance(key, bool) else key
+
+
+def loads_pairs(text: str) -> Any:
+    """Decode strict JSON with every object as a list of ``(key, value)`` pairs (duplicate keys kept).
+
+    Raises:
+        DecodeError: the text is not strict JSON, or is nested too deeply.
+
+    >>> loads_pairs('{"a": 1, "a": {"b": 2}}')
+    [('a', 1), ('a', [('b', 2)])]
+    """
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=list)
+    except json.JSONDecodeError as exc:
+        raise DecodeError(exc.msg, exc.pos) from exc
+    except ValueError as exc:
+        raise DecodeError(str(exc), -1) from exc
+    except RecursionError as exc:
+        raise DecodeError("JSON nested too deeply", -1) from exc
 
 
 def loads_or_none(text: str) -> Any:
@@ -90,7 +245,7 @@ def dumps_spaced(obj: Any) -> str:
     >>> dumps_spaced({"city": "Zürich", "n": [1, 2]})
     '{"city": "Zürich", "n": [1, 2]}'
     """
-    return json.dumps(obj, ensure_ascii=False)
+    return _dump(obj, None)
 
 
 def dumps_compact(obj: Any) -> str:
@@ -99,7 +254,7 @@ def dumps_compact(obj: Any) -> str:
     >>> dumps_compact({"a": "ü", "b": [1, 2]})
     '{"a":"ü","b":[1,2]}'
     """
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return _dump(obj, (",", ":"))
 
 
 def dumps_fast(obj: Any) -> str:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import DecodeError
+from .jsonio import parse_int
 
 __all__ = [
     "CONCATENATED",
@@ -356,7 +357,7 @@ class _Reader:
             if value in (_INF, -_INF):
                 raise self._fail("number out of range", start)
             return value
-        return int(s)
+        return parse_int(s)
 
     def _dq_string(self) -> str:
         text, end = self.text, self.end

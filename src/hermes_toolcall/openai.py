@@ -61,17 +61,26 @@ def _assistant_fields(parts: Sequence[Part]) -> tuple[str | None, str | None, tu
     texts: list[str] = []
     reasoning_first = False
     seen_text = False
+    call_seen = False  # a valid call came before the first non-ws text
+    lead_strip: bool | None = None  # decided at the first non-ws text
     for part in parts:
         if isinstance(part, Text):
             texts.append(part.text)
             seen_text = True
+            if lead_strip is None and part.text.strip(_WS):
+                lead_strip = call_seen
+        elif isinstance(part, ToolCall):
+            call_seen = True
         elif isinstance(part, Reasoning) and not seen_text:
             reasoning_first = True
     text = "".join(texts)
     if reasoning_first:
         text = text.lstrip("\n")
     calls = tuple(p for p in parts if isinstance(p, ToolCall))
-    content: str | None = (text.strip(_WS) or None) if calls else text
+    content: str | None = text
+    if calls:
+        text = text.rstrip(_WS)
+        content = (text.lstrip(_WS) if lead_strip else text) or None
     return content, _reasoning_text(parts), calls
 
 

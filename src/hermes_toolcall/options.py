@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .argcheck import check_bool, check_int
 from .errors import UsageError
 from .ids import IdFactory, openai_ids
 from .model import ReasoningKind
@@ -89,8 +90,17 @@ class ParseOptions:
         >>> ParseOptions.make(dialect="qwq").reasoning_at_start
         'think'
         """
+        for flag, value in (
+            ("strict", strict),
+            ("calls_in_reasoning", calls_in_reasoning),
+            ("stop_at_fabricated_response", stop_at_fabricated_response),
+        ):
+            check_bool(flag, value)
+        check_int("max_block_chars", max_block_chars)
         if max_block_chars <= 0:
             raise UsageError("max_block_chars must be positive")
+        if ids is not None and not callable(ids):
+            raise UsageError(f"ids must be a callable id factory, got {type(ids).__name__}")
         profile = get_profile(dialect)
         toolset = _tool_set(tools, undeclared, coerce_arguments)
         return cls(

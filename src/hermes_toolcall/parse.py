@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import ParseError, UsageError
+from .argcheck import check_text, check_type
+from .errors import HermesError, ParseError, internal_error
 from .gcpause import collector_paused
 from .grammar.build import build_completion, build_transcript
 from .ids import IdFactory
@@ -35,12 +36,11 @@ def _options(
     undeclared: Undeclared = "keep",
     coerce_arguments: bool = False,
 ) -> ParseOptions:
-    if not isinstance(text, str):
-        raise UsageError(f"expected a str to parse, got {type(text).__name__}")
+    check_text("text", text)
     if dialect == "auto":
         from .detect import detect_dialect
 
-        dialect = detect_dialect(text).dialect
+        dialect = detect_dialect(str(text)).dialect
     return ParseOptions.make(
         dialect=dialect,
         strict=strict,
@@ -71,12 +71,19 @@ def parse_transcript_with(text: str, options: ParseOptions) -> Transcript:
     >>> t.turns[0].parts[0].text
     'hi'
     """
-    with collector_paused(len(text)):
-        result = build_transcript(text, options)
-        if options.tools is not None:
-            from .tools_policy import apply_to_transcript
+    check_text("text", text)
+    check_type("options", options, ParseOptions, "a ParseOptions")
+    try:
+        with collector_paused(len(text)):
+            result = build_transcript(text, options)
+            if options.tools is not None:
+                from .tools_policy import apply_to_transcript
 
-            result = apply_to_transcript(result, options)
+                result = apply_to_transcript(result, options)
+    except (HermesError, MemoryError):
+        raise
+    except Exception as exc:  # only HermesError escapes: anything else is a bug
+        raise internal_error("parse_transcript", exc) from exc
     if options.strict:
         _raise_on_errors("transcript", result.diagnostics)
     return result
@@ -91,12 +98,19 @@ def parse_completion_with(text: str, options: ParseOptions) -> Completion:
     >>> parse_completion_with("Hello", ParseOptions.make()).finish_reason
     'stop'
     """
-    with collector_paused(len(text)):
-        result = build_completion(text, options)
-        if options.tools is not None:
-            from .tools_policy import apply_to_completion
+    check_text("text", text)
+    check_type("options", options, ParseOptions, "a ParseOptions")
+    try:
+        with collector_paused(len(text)):
+            result = build_completion(text, options)
+            if options.tools is not None:
+                from .tools_policy import apply_to_completion
 
-            result = apply_to_completion(result, options)
+                result = apply_to_completion(result, options)
+    except (HermesError, MemoryError):
+        raise
+    except Exception as exc:  # only HermesError escapes: anything else is a bug
+        raise internal_error("parse_completion", exc) from exc
     if options.strict:
         _raise_on_errors("completion", result.diagnostics)
     return result

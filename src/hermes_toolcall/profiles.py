@@ -185,6 +185,6 @@ def get_profile(dialect: str | DialectProfile) -> DialectProfile:
         return dialect
     try:
         return DIALECTS[dialect]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable value
         names = ", ".join(sorted(DIALECTS))
         raise UsageError(f"unknown dialect {dialect!r} (known: {names})") from None

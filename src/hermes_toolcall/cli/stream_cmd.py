@@ -45,7 +45,16 @@ def register(subparsers: Any) -> None:
     add_start_flags(p)
     add_tools_flags(p)
     p.add_argument("--stream-arguments", action="store_true", help="emit argument deltas as they arrive")
-    p.add_argument("--deferred-calls", action="store_true", help="openai: send each call whole at its end")
+    calls = p.add_mutually_exclusive_group()
+    calls.add_argument(
+        "--eager-calls",
+        action="store_true",
+        help="openai: announce each call as soon as its name is complete (an announced call can be rejected "
+        "later: the last chunk lists it under rejected_tool_calls)",
+    )
+    calls.add_argument(
+        "--deferred-calls", action="store_true", help="openai: send each call whole at its end (the default)"
+    )
     p.set_defaults(func=_run)
 
 
@@ -108,11 +117,12 @@ def _run(args: argparse.Namespace) -> int:
         ids=sequential_ids() if args.sequential_ids else None,
         **start_kwargs(args, completion=args.level == "completion"),
         **tools_kwargs(args),
+        retain=False,  # events only: memory bounded whatever the stream's length
     )
     openai = args.output == "openai"
     if openai and args.level != "completion":
         raise UsageError("--format openai needs --level completion")
-    chunker = OpenAIChunker(eager=not args.deferred_calls)
+    chunker = OpenAIChunker(eager=args.eager_calls)
     if args.file == "-":
         source: BinaryIO = sys.stdin.buffer
         close_source = False
@@ -143,8 +153,7 @@ def _run(args: argparse.Namespace) -> int:
         except StreamError as exc:
             out(parser.closing_events)
             status = 1
-            result = parser.result()
-            print_diagnostics(exc.diagnostics, filename=args.file, text=result.source)
+            print_diagnostics(exc.diagnostics, filename=args.file, text="")  # the stream kept no source
         if openai:
             for chunk in chunker.finish():
                 _emit(chunk)

@@ -67,10 +67,19 @@ class Lines:
     Span(start=3, end=5, line=2, column=1)
     """
 
-    __slots__ = ("starts",)
+    __slots__ = ("base", "starts")
 
     def __init__(self) -> None:
-        self.starts = [0]  # offsets where lines start
+        self.starts = [0]  # offsets where lines start (from line ``base + 1`` on)
+        self.base = 0  # lines forgotten before ``starts[0]``
+
+    def forget(self, before: int) -> None:
+        """Forget the starts of the lines that end before offset ``before`` (no span will start there)."""
+        starts = self.starts
+        k = bisect_right(starts, before) - 1  # the index of the line that holds ``before``
+        if k > 0:
+            del starts[:k]
+            self.base += k
 
     def extend(self, chunk: str, offset: int) -> None:
         """Record the newlines of ``chunk``, which starts at absolute ``offset``."""
@@ -95,6 +104,6 @@ class Lines:
         span: Span = _new(Span)
         _SET_START(span, start)
         _SET_END(span, end)
-        _SET_LINE(span, line)
+        _SET_LINE(span, line + self.base)
         _SET_COLUMN(span, start - starts[line - 1] + 1)
         return span

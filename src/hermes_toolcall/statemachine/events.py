@@ -115,7 +115,9 @@ class ToolCallStart:
     """A call is announced: its block ordinal, id and complete name.
 
     Emitted as soon as the top-level ``"name"`` of a JSON body is a complete JSON string (and no
-    ``arguments`` key came before it); otherwise when the block ends, for each valid call.
+    ``arguments`` key came before it); otherwise when the block ends, for each valid call. Exactly
+    one ``ToolCallEnd`` with the same id follows: a valid call with this name, or the invalid block
+    (the announcement was wrong: the body failed later, e.g. ``HT115`` for a second ``name`` key).
     """
 
     ordinal: int

@@ -7,7 +7,8 @@ rules are ``blocks``). Events for the folded values are appended to the current 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..construct import new_reasoning, new_text, new_turn
 from ..model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
@@ -44,11 +45,37 @@ def _start(d: Diagnostic) -> int:
     return d.span.start
 
 
+class _Sink(list[Any]):
+    """A list that keeps nothing (``retain=False``: folded values are not kept)."""
+
+    def append(self, item: Any, /) -> None:
+        pass
+
+    def extend(self, items: Iterable[Any], /) -> None:
+        pass
+
+
+class _ErrorsOnly(list[Diagnostic]):
+    """The diagnostics ``close()`` raises with in strict mode (``retain=False``): errors only."""
+
+    def append(self, item: Diagnostic, /) -> None:
+        if item.severity == "error":
+            super().append(item)
+
+    def extend(self, items: Iterable[Diagnostic], /) -> None:
+        for item in items:
+            self.append(item)
+
+
+_SINK = _Sink()
+
+
 class Fold(Core):
     """Builds parts, turns, gaps and the final result; handles the transcript envelope."""
 
     _result: Completion | Transcript | None
     _policy: ToolPolicy | None  # tools=: set by the parser before any input
+    _retain: bool
 
     def _init_fold(self) -> None:
         self._parts = []
@@ -72,16 +99,51 @@ class Fold(Core):
         self._tail_text = False
         self._stopped_at = None
         self._result = None
+        self._retain = True
+
+    def _drop_folded(self) -> None:
+        """``retain=False``: keep no source, parts, turns, gaps or body text (events carry them), and
+        in lenient mode no diagnostics (strict: the errors ``close()`` raises with)."""
+        self._retain = False
+        self._chunks = _SINK
+        self._parts = _SINK
+        self._turns = _SINK
+        self._gaps = _SINK
+        self._diags = _ErrorsOnly() if self._strict else _SINK
+        if not self._transcript:
+            self._text = _SINK
+
+    def _forget_lines(self, unread: int) -> None:
+        """``retain=False``: forget the line starts before every offset a span may still start at.
+
+        ``unread`` is the offset of the first character not scanned yet (held back, deferred or new).
+        """
+        floor = unread - len(self._pending) - sum(map(len, self._defer))
+        state = self.state
+        if self._transcript:
+            floor = min(floor, self._gap_start if state is _GAP else self._turn_start)
+        if self._text_start >= 0:
+            floor = min(floor, self._text_start)
+        if self._kind == K_BLOCK:
+            floor = min(floor, self._b_start)
+        if state is _REASONING:
+            floor = min(floor, self._r_start)
+        if self._end_at >= 0:
+            floor = min(floor, self._end_at)
+        if self._stopped_at is not None:
+            floor = min(floor, self._stopped_at)
+        self._lines.forget(floor)
 
     # ------------------------------------------------------------------ text and reasoning
 
     def _flush_text(self) -> None:
         start = self._text_start
         if start >= 0:
-            text = "".join(self._text)
-            self._parts.append(new_text(text, self._span(start, start + len(text))))
+            if self._retain:
+                text = "".join(self._text)
+                self._parts.append(new_text(text, self._span(start, start + len(text))))
             self._text_start = -1
-        self._text = []
+        self._text = [] if self._retain else _SINK
 
     def _rejoin_text(self, start: int, text: str) -> None:
         """A block at ``start`` became ``text`` (tools policy): it joins the text run before it, if adjacent."""
@@ -178,7 +240,10 @@ class Fold(Core):
         self._header = header = self._span(self._turn_start, at + 1)
         self._body_start = at + 1
         self._valid = 0
-        self._parts = []
+        if self._retain:
+            self._parts = []
+        else:
+            self._text = _SINK  # body text goes out as deltas only
         trigger = _ROLES.get(role)
         if trigger is None:
             start = self._turn_start + len(IM_START)
@@ -191,7 +256,10 @@ class Fold(Core):
         assert self._header is not None
         parts = tuple(self._parts) if self.state is not _HEADER else ()
         turn = new_turn(self._role, parts, self._span(self._turn_start, end), self._header, end_span)
-        self._parts = []
+        if self._retain:
+            self._parts = []
+        else:
+            self._text = []  # the gap that follows is kept (GapText)
         self._turns.append(turn)
         self._events.append(new_turn_end(turn))
 

@@ -5,17 +5,22 @@ The chunks follow the OpenAI delta contract: ``delta.role`` once in the first ch
 ``type`` and ``function.name`` appear once per call (in its first delta) and whose
 ``function.arguments`` pieces concatenate, and a last chunk with ``finish_reason``.
 
-Accumulated the way openai-python does (``accumulate_delta``), the chunks give the message of
-``Completion.to_openai()`` (docs/parsing.md §9), with these exact guarantees:
+Accumulated the way openai-python does (``ChatCompletionStreamState``, ``accumulate_delta``) or by
+``hermes_toolcall.testing.accumulate_chunks``, the chunks give the message of
+``Completion.to_openai()`` (docs/parsing.md §9):
 
-- ``eager=False``: always (each call is sent whole when its block ends).
-- ``eager=True`` (default: a call is announced as soon as its name is complete): whenever every
-  announced call ends valid with the announced name, and, with ``stream_arguments``, its body needs
-  no JSON recovery. Otherwise the already-sent delta cannot be taken back: the call stays in the
-  client's list (the ``ToolCallEnd`` event carries the truth).
-- ``content``: whitespace is held back until non-whitespace follows (trailing whitespace is dropped
-  when the message has calls); leading whitespace *before* text that is later followed by a call is
-  the one thing a stream cannot know in time: it is sent, while ``to_openai()`` strips it.
+- ``eager=False`` (the default): exactly, on every input and every chunking. Each call is sent whole
+  (``id``, ``name`` and the complete ``arguments``) when its block ends valid; a block that ends
+  invalid sends nothing. Content whitespace is held back until non-whitespace follows (and dropped at
+  the end when the message has calls), which is all §9's whitespace rule needs.
+- ``eager=True`` (opt-in): a call is announced at ``ToolCallStart``, as soon as its name is complete
+  (and, with ``stream_arguments``, its raw arguments follow as they arrive). An announced call can still
+  be **rejected** (the block ends invalid: cut off, bad arguments, a duplicate key) or **corrected**
+  (its body needed a JSON recovery, so the streamed arguments are not the final ones). A sent delta
+  cannot be taken back, so the last chunk (the one with ``finish_reason``) lists them at its top level:
+  ``rejected_tool_calls`` (``index``, ``id``, ``name``, ``code``, ``message``: drop that entry) and
+  ``corrected_tool_calls`` (``index``, ``id``, ``function``: replace that entry). Without either key,
+  the accumulated message equals ``to_openai()``.
 """
 
 from __future__ import annotations
@@ -23,15 +28,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..argcheck import check_bool, check_int, check_type
+from ..errors import HermesError, UsageError, internal_error
 from .events import (
     ArgumentsDelta,
+    DiagnosticEvent,
     Event,
+    GapText,
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
     TextDelta,
     ToolCallEnd,
     ToolCallStart,
+    ToolResponseEvent,
+    ToolsEvent,
+    TurnEnd,
+    TurnStart,
 )
 
 __all__ = ["OpenAIChunker"]
@@ -46,7 +59,11 @@ class OpenAIChunker:
         completion_id: the chunks' ``id``.
         model: the chunks' ``model``.
         created: the chunks' ``created`` timestamp.
-        eager: announce calls at ``ToolCallStart`` (else send each call whole at its end).
+        eager: announce calls at ``ToolCallStart`` (opt-in: an announced call may be rejected later,
+            see the module docstring); by default each call is sent whole at its end.
+
+    Raises:
+        UsageError: an argument of the wrong type.
 
     >>> from hermes_toolcall.statemachine import StreamParser
     >>> p, c = StreamParser(), OpenAIChunker()
@@ -55,14 +72,18 @@ class OpenAIChunker:
     >>> chunks[0]["choices"][0]["delta"]
     {'role': 'assistant', 'content': 'Hi'}
     >>> chunks[1]["choices"][0]["delta"]["tool_calls"][0]["function"]
-    {'name': 'f', 'arguments': ''}
+    {'name': 'f', 'arguments': '{}'}
     >>> chunks[-1]["choices"][0]["finish_reason"]
     'tool_calls'
     """
 
     def __init__(
-        self, *, completion_id: str = "chatcmpl-hermes", model: str = "hermes", created: int = 0, eager: bool = True
+        self, *, completion_id: str = "chatcmpl-hermes", model: str = "hermes", created: int = 0, eager: bool = False
     ) -> None:
+        check_type("completion_id", completion_id, str, "a str")
+        check_type("model", model, str, "a str")
+        check_int("created", created)
+        check_bool("eager", eager)
         self.completion_id = completion_id
         self.model = model
         self.created = created
@@ -80,8 +101,12 @@ class OpenAIChunker:
         self._reasoning_hold = ""  # one held trailing newline
         # calls
         self._index: dict[str, int] = {}
+        self._names: dict[str, str] = {}
         self._sent_args: dict[str, str] = {}
         self._valid = 0
+        self._ended: set[str] = set()  # ids whose ToolCallEnd came (valid or not)
+        self._rejected: list[dict[str, Any]] = []
+        self._corrected: list[dict[str, Any]] = []
 
     def _chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
         if not self._role_sent:
@@ -100,7 +125,21 @@ class OpenAIChunker:
         return [] if self._role_sent else [self._chunk({})]
 
     def feed(self, events: Iterable[Event]) -> list[dict[str, Any]]:
-        """The chunks for ``events`` (turn and other transcript-level events are ignored)."""
+        """The chunks for ``events`` (turn and other transcript-level events are ignored).
+
+        Raises:
+            UsageError: ``events`` is not an iterable of events.
+        """
+        if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+            raise UsageError(f"events must be an iterable of StreamParser events, got {type(events).__name__}")
+        try:
+            return self._feed(events)
+        except (HermesError, MemoryError):
+            raise
+        except Exception as exc:  # only HermesError escapes: anything else is a bug
+            raise internal_error("OpenAIChunker.feed", exc) from exc
+
+    def _feed(self, events: Iterable[Event]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for e in events:
             if isinstance(e, TextDelta):
@@ -127,10 +166,20 @@ class OpenAIChunker:
                     self._arguments(e.id, e.text, out)
             elif isinstance(e, ToolCallEnd):
                 self._end_call(e, out)
+            elif not isinstance(e, _OTHER_EVENTS):
+                raise UsageError(f"events must hold StreamParser events, got {type(e).__name__}")
         return out
 
     def finish(self, finish_reason: str | None = None) -> list[dict[str, Any]]:
-        """The last chunks: held text, then ``finish_reason`` (``tool_calls`` when calls were sent, else ``stop``)."""
+        """The last chunks: held text, then ``finish_reason`` (``tool_calls`` when calls were sent, else ``stop``).
+
+        In eager mode the last chunk also lists the announced calls that were rejected or corrected.
+
+        Raises:
+            UsageError: ``finish_reason`` is not a str or None.
+        """
+        if finish_reason is not None:
+            check_type("finish_reason", finish_reason, str, "a str or None")
         out: list[dict[str, Any]] = []
         if self._finished:
             return out
@@ -140,7 +189,16 @@ class OpenAIChunker:
                 out.append(self._chunk({"content": self._content_hold}))
         self._content_hold = ""
         reason = finish_reason or ("tool_calls" if self._valid else "stop")
-        out.append(self._chunk({}, reason))
+        last = self._chunk({}, reason)
+        for call_id, index in self._index.items():
+            if call_id not in self._ended:  # announced, never ended (the events stopped early)
+                entry = {"index": index, "id": call_id, "name": self._names[call_id], "code": None}
+                self._rejected.append({**entry, "message": "the call never ended"})
+        if self._rejected:
+            last["rejected_tool_calls"] = self._rejected
+        if self._corrected:
+            last["corrected_tool_calls"] = self._corrected
+        out.append(last)
         return out
 
     # ------------------------------------------------------------------ content
@@ -153,8 +211,11 @@ class OpenAIChunker:
         keep = len(text.rstrip(_WS))
         self._content_hold = text[keep:]
         if keep:
+            head = text[:keep]
+            if not self._content_sent and self._valid:  # a call came before the first text: no leading ws
+                head = head.lstrip(_WS)
             self._content_sent = True
-            out.append(self._chunk({"content": text[:keep]}))
+            out.append(self._chunk({"content": head}))
 
     # ------------------------------------------------------------------ reasoning
 
@@ -173,11 +234,12 @@ class OpenAIChunker:
 
     # ------------------------------------------------------------------ calls
 
-    def _open_call(self, call_id: str, name: str, out: list[dict[str, Any]]) -> None:
+    def _open_call(self, call_id: str, name: str, out: list[dict[str, Any]], arguments: str = "") -> None:
         index = len(self._index)
         self._index[call_id] = index
-        self._sent_args[call_id] = ""
-        entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+        self._names[call_id] = name
+        self._sent_args[call_id] = arguments
+        entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         out.append(self._chunk({"tool_calls": [entry]}))
 
     def _arguments(self, call_id: str, text: str, out: list[dict[str, Any]]) -> None:
@@ -186,12 +248,31 @@ class OpenAIChunker:
         out.append(self._chunk({"tool_calls": [entry]}))
 
     def _end_call(self, e: ToolCallEnd, out: list[dict[str, Any]]) -> None:
+        self._ended.add(e.id)
         call = e.call
         if call is None:
+            if e.id in self._index:  # announced (eager), then rejected
+                inv = e.invalid
+                self._rejected.append(
+                    {
+                        "index": self._index[e.id],
+                        "id": e.id,
+                        "name": self._names[e.id],
+                        "code": inv.code if inv is not None else None,
+                        "message": inv.message if inv is not None else "the call is not valid",
+                    }
+                )
             return
         self._valid += 1
         if e.id not in self._index:
-            self._open_call(e.id, call.name, out)
+            self._open_call(e.id, call.name, out, call.arguments_json)
+            return
         sent = self._sent_args[e.id]
-        if call.arguments_json.startswith(sent) and len(call.arguments_json) > len(sent):
+        if self._names[e.id] != call.name or not call.arguments_json.startswith(sent):
+            function = {"name": call.name, "arguments": call.arguments_json}
+            self._corrected.append({"index": self._index[e.id], "id": e.id, "function": function})
+        elif len(call.arguments_json) > len(sent):
             self._arguments(e.id, call.arguments_json[len(sent) :], out)
+
+
+_OTHER_EVENTS = (TurnStart, TurnEnd, GapText, ToolResponseEvent, ToolsEvent, DiagnosticEvent)

@@ -1,8 +1,14 @@
 """``StreamParser``: the streaming engine (docs/parsing.md, fed chunk by chunk).
 
-The parser keeps only a short unread tail (a possible partial marker) and the text of the block
-currently open; it fires the machine's triggers (``table``) at tag boundaries and scans the text
-between them with the compiled scanners of ``markers``. Every event is emitted at a position fixed
+With ``retain=True`` (the default) the parser keeps everything ``result()`` needs: the whole input
+(``Completion.source`` / ``Transcript.source``), every part, turn and diagnostic, and the line table
+of the input, so its memory grows with the stream (about 3-15x the input's size, docs/performance.md).
+With ``retain=False`` it keeps only what the next events need: the unread tail (a possible partial
+marker), the text of the block currently open (at most ``max_block_chars``), the open reasoning
+segment, gap or role header, and the line starts from the oldest open element on.
+
+The parser fires the machine's triggers (``table``) at tag boundaries and scans the text between
+them with the compiled scanners of ``markers``. Every event is emitted at a position fixed
 by the input, so merged events and ``result()`` do not depend on the chunking.
 
 This module is the public API and the per-chunk fast paths: a chunk that cannot hold or complete a
@@ -16,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..errors import StreamError, UsageError
+from ..argcheck import check_bool, check_text, check_type
+from ..errors import HermesError, StreamError, StreamStateError, UsageError, internal_error
 from ..ids import IdFactory
 from ..model import Completion, Diagnostic, Transcript
 from ..options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
@@ -55,6 +62,12 @@ class StreamParser(TextScan):
         coerce_arguments: convert argument values to the schema's types when lossless
             (``HT210``–``HT214``; needs ``tools``).
         options: ready-made ``ParseOptions`` (then the option keywords above are ignored).
+        retain: keep the input and the folded values for ``result()`` (the default). ``False``: events
+            only, memory bounded by ``max_block_chars`` plus the held-back tail (and the longest open
+            reasoning segment, gap or header) whatever the stream's length; ``result()`` then raises
+            ``UsageError``, ``TurnEnd.turn`` has no parts (they went out as events), and in strict mode
+            only the error diagnostics are kept (for ``close()``).
+
 
     Raises:
         UsageError: an unknown level or dialect, a bad option value, or ``starts_in_reasoning``
@@ -74,6 +87,8 @@ class StreamParser(TextScan):
     _gate: bool  # closed, or opening events pending: the one check feed() makes before its fast paths
     _head: str  # the first characters, held while they may be the repeated opener of the block
     _opener: str  # that opener (starts_in_reasoning), else ""
+    #: ``retain=False``: how many line starts may pile up before the old ones are forgotten
+    forget_lines_at = 1024
 
     def __init__(
         self,
@@ -91,11 +106,13 @@ class StreamParser(TextScan):
         undeclared: Undeclared = "keep",
         coerce_arguments: bool = False,
         options: ParseOptions | None = None,
+        retain: bool = True,
     ) -> None:
         if level not in ("completion", "transcript"):
             raise UsageError(f"unknown level {level!r} (completion or transcript)")
         if level == "transcript" and starts_in_reasoning is not None:
             raise UsageError("starts_in_reasoning is for completions (a transcript holds its own prompt)")
+        _check_arguments(stream_arguments=stream_arguments, retain=retain, options=options)
         opts = options or ParseOptions.make(
             dialect=dialect,
             strict=strict,
@@ -116,6 +133,8 @@ class StreamParser(TextScan):
             self._policy = ToolPolicy.of(opts)
         self._init_core(opts, level, stream_arguments)
         self._init_fold()
+        if not retain:
+            self._drop_folded()
         self._init_block()
         #: the events of ``close()`` (also when it raised ``StreamError`` in strict mode)
         self.closing_events: list[Event] = []
@@ -139,11 +158,14 @@ class StreamParser(TextScan):
         """Feed the next piece of the input; returns the events it completes.
 
         Raises:
-            StreamError: the parser was already closed.
+            UsageError: ``chunk`` is not a str.
+            StreamStateError: the parser was already closed.
         """
+        if type(chunk) is not str:
+            check_text("chunk", chunk)
         if self._gate:
             if self._closed:
-                raise StreamError("feed() after close()")
+                raise StreamStateError("feed() after close()")
             head = self._head + chunk
             if len(head) < len(self._opener) and self._opener.startswith(head):
                 self._head = head  # may still become the block's opener, repeated by the completion
@@ -157,6 +179,8 @@ class StreamParser(TextScan):
         self._chunks.append(chunk)
         if "\n" in chunk:
             self._lines.extend(chunk, total)
+            if not self._retain and len(self._lines.starts) > self.forget_lines_at:
+                self._forget_lines(total)
         events: list[Event]
         pending = self._pending
         if pending:
@@ -239,7 +263,12 @@ class StreamParser(TextScan):
         events = []
         self._events = events
         self._pos = end - len(data)  # the unread data ends with this chunk
-        self._run(data, final=False)
+        try:
+            self._run(data, final=False)
+        except (HermesError, MemoryError):
+            raise
+        except Exception as exc:  # only HermesError escapes: anything else is a bug
+            raise internal_error("StreamParser.feed", exc) from exc
         return events
 
     def close(self) -> list[Event]:
@@ -247,8 +276,20 @@ class StreamParser(TextScan):
 
         Raises:
             StreamError: strict mode found error diagnostics (``result()`` and ``closing_events``
-                are still available), or the parser was already closed.
+                are still available).
+            StreamStateError: the parser was already closed.
         """
+        if self._closed:
+            raise StreamStateError("close() called twice")
+        try:
+            return self._close()
+        except (HermesError, MemoryError):
+            raise
+        except Exception as exc:  # only HermesError escapes: anything else is a bug
+            raise internal_error("StreamParser.close", exc) from exc
+
+    def _close(self) -> list[Event]:
+        """`close` after its checks."""
         if self._closed:
             raise StreamError("close() called twice")
         events: list[Event] = self._start(self._head) if self._gate else []
@@ -283,12 +324,22 @@ class StreamParser(TextScan):
         """The folded result: the same value ``parse_completion`` / ``parse_transcript`` give.
 
         Raises:
-            StreamError: ``close()`` was not called yet.
+            StreamStateError: ``close()`` was not called yet.
+            UsageError: the parser was made with ``retain=False``.
         """
+        if not self._retain:
+            raise UsageError("result() needs StreamParser(retain=True): retain=False keeps events only")
         if not self._closed:
-            raise StreamError("result() before close()")
+            raise StreamStateError("result() before close()")
         return self._folded()
 
 
 def _start(d: Diagnostic) -> int:
     return d.span.start
+
+
+def _check_arguments(*, stream_arguments: object, retain: object, options: object) -> None:
+    check_bool("stream_arguments", stream_arguments)
+    check_bool("retain", retain)
+    if options is not None:
+        check_type("options", options, ParseOptions, "a ParseOptions")

@@ -13,7 +13,7 @@ from enum import Enum
 
 from transitions import Machine, MachineError
 
-from ..errors import HermesError
+from ..errors import InternalError
 
 __all__ = ["NEXT", "TRANSITIONS", "State", "Trigger", "build_machine", "derive_table", "next_state"]
 
@@ -140,7 +140,7 @@ def derive_table(machine: Machine) -> dict[tuple[State, Trigger], State]:
 NEXT: dict[tuple[State, Trigger], State] = derive_table(build_machine()[0])
 
 
-class MachineBug(HermesError):
+class MachineBug(InternalError):
     """The parser fired a trigger the machine does not allow in its state (an internal error)."""
 
 

@@ -2,11 +2,14 @@
 
 Helpers (no extra dependency): ``feed_in_chunks``, ``all_chunkings``, ``chunk_at``,
 ``assert_engines_agree``, ``assert_spans_tile``, ``merge_deltas``, ``check_argument_deltas``,
-``describe``, ``accumulate_chunks`` (OpenAI chunks to the message, as openai-python does).
+``describe``, ``accumulate_chunks`` (OpenAI chunks to the message, as openai-python does),
+``check_events`` (the event invariants), ``check_openai_chunks`` (chunks accumulate to
+``to_openai()``, both chunker modes; ``openai_accumulate`` runs openai-python's own accumulator when
+the ``openai`` package is installed), ``apply_corrections``.
 Strategies (need ``hypothesis``, from the ``testing`` extra; imported on first use, a
 ``UsageError`` names the missing package):
 ``conversations``, ``rendered_transcripts``, ``completions``, ``completion_cases``,
-``adversarial_texts``, ``truncations``, ``mutations``, ``chunkings``, ``json_values``,
+``adversarial_texts``, ``nasty_calls``, ``truncations``, ``mutations``, ``chunkings``, ``json_values``,
 ``arguments``, ``tools``, ``tool_names``, ``plain_texts``.
 
 Example, a property test for your own streaming parser::
@@ -39,6 +42,7 @@ from .helpers import (
     feed_in_chunks,
     merge_deltas,
 )
+from .invariants import apply_corrections, check_events, check_openai_chunks, openai_accumulate
 from .openai_stream import accumulate_chunks, accumulate_delta
 
 __all__ = [
@@ -47,10 +51,13 @@ __all__ = [
     "accumulate_delta",
     "adversarial_texts",
     "all_chunkings",
+    "apply_corrections",
     "arguments",
     "assert_engines_agree",
     "assert_spans_tile",
     "check_argument_deltas",
+    "check_events",
+    "check_openai_chunks",
     "chunk_at",
     "chunkings",
     "completion_cases",
@@ -61,6 +68,8 @@ __all__ = [
     "json_values",
     "merge_deltas",
     "mutations",
+    "nasty_calls",
+    "openai_accumulate",
     "plain_texts",
     "rendered_transcripts",
     "tool_names",
@@ -71,6 +80,10 @@ __all__ = [
 _STRATEGIES = frozenset(__all__) - {
     "accumulate_chunks",
     "accumulate_delta",
+    "apply_corrections",
+    "check_events",
+    "check_openai_chunks",
+    "openai_accumulate",
     "all_chunkings",
     "assert_engines_agree",
     "assert_spans_tile",

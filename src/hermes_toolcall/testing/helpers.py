@@ -18,6 +18,7 @@ from ..conformance.engines import _function, grammar_parse
 from ..errors import HermesError, ParseError, StreamError, UsageError
 from ..ids import sequential_ids
 from ..model import Completion, Diagnostic, Span, ToolCall, Transcript, Turn
+from .invariants import check_events, check_openai_chunks
 
 __all__ = [
     "all_chunkings",
@@ -245,6 +246,7 @@ def assert_engines_agree(
     chunkings: Iterable[Sequence[str]] = (),
     char_by_char: bool = True,
     compare_events: bool = True,
+    check_chunks: bool = True,
     **options: Any,
 ) -> Result | None:
     """Assert that the grammar engine and the streaming engine agree on ``text``.
@@ -252,15 +254,20 @@ def assert_engines_agree(
     The streaming engine (with ``stream_arguments``) is fed the whole text, one character at a time
     (``char_by_char``), and each of ``chunkings``: every run's result must equal the grammar
     engine's, every run's merged events must equal the whole run's, and argument deltas must add up
-    to each call's arguments (``check_argument_deltas``). In strict mode both engines must return,
-    or both raise with the same diagnostics.
+    to each call's arguments (``check_argument_deltas``), and every run's events must satisfy the event
+    invariants (``check_events``). At completion level, every run is also streamed through
+    ``OpenAIChunker`` in both modes and the accumulated chunks checked against ``to_openai()``
+    (``check_openai_chunks``; openai-python's accumulator on the first chunked run). In strict mode
+    both engines must return, or both raise with the same diagnostics.
 
     Args:
         text: the input.
         level: ``completion`` or ``transcript``.
         chunkings: more chunkings to try (each concatenates to ``text``).
         char_by_char: also feed one character at a time.
-        compare_events: also compare the merged events and argument deltas of the machine runs.
+        compare_events: also compare the merged events and argument deltas of the machine runs, and
+            check the event invariants.
+        check_chunks: completion level: also check the OpenAI chunks of every run, both chunker modes.
         **options: parse options (``dialect``, ``strict``, ``calls_in_reasoning``,
             ``stop_at_fabricated_response``, ``max_block_chars``); ids are ``sequential_ids()``.
 
@@ -288,6 +295,10 @@ def assert_engines_agree(
         got, events = _run(label, lambda chunks=chunks: _feed(stream_options, text, chunks))  # type: ignore[misc]
         if not _same(reference, got):
             raise AssertionError(_disagree(text, level, options, "grammar", _show(reference), label, _show(got)))
+        if check_chunks and level == "completion":
+            for eager in (False, True):
+                oracle = not eager and len(chunks) > 1 and label.endswith("char by char")
+                check_openai_chunks(chunks, eager=eager, options=stream_options, oracle=oracle)
         if isinstance(got, tuple) or not compare_events:
             continue
         if whole_events is None:
@@ -296,6 +307,7 @@ def assert_engines_agree(
         elif events != whole_events:
             a, b = [repr(e) for e in whole_events], [repr(e) for e in events]
             raise AssertionError(_disagree(text, level, options, "events, machine, whole", a, f"events, {label}", b))
+        check_events(events, got)
     return None if isinstance(reference, tuple) else reference
 
 

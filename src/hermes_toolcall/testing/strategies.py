@@ -249,9 +249,67 @@ def mutations(draw: Callable[..., Any], text: str, *, max_edits: int = 3) -> str
     return out
 
 
+def _nested(opener: str, closer: str, depth: int) -> str:
+    return opener * depth + closer * depth
+
+
+@st.composite
+def nasty_calls(draw: Callable[..., Any]) -> str:
+    """Call blocks at the edges of the value space: integers beyond Python's int/str limit, nesting
+    of any depth, duplicate ``name``/``arguments`` keys, NaN/Infinity, lone surrogates (raw and
+    escaped), NUL, a BOM, CRLF line ends, Python-literal bodies; sometimes truncated anywhere.
+
+    >>> isinstance(nasty_calls().example(), str)
+    True
+    """
+    digits = draw(st.integers(min_value=4290, max_value=4400))
+    big = draw(st.sampled_from(["", "-"])) + "9" * digits
+    depth = draw(st.sampled_from([2, 199, 201, 900, 1100, 3000]))
+    value = draw(
+        st.sampled_from(
+            [
+                big,
+                big + ".5",
+                "1e400",
+                _nested("[", "]", depth),
+                _nested('{"a": ', "}", depth).replace("}", "") + "1" + "}" * depth,
+                "NaN",
+                "-Infinity",
+                '"\\ud800"',
+                '"\ud800"',
+                '"\udc00x"',
+                '"\u0000"',
+                '"a\x00b"',
+                '"\ufeff"',
+                '"line\r\nnext"',
+            ]
+        )
+    )
+    shape = draw(st.sampled_from(["plain", "dup-name", "dup-arguments", "python", "name-value", "crlf", "bom"]))
+    name = '"f"'
+    if shape == "name-value":
+        name = value
+    body = f'{{"name": {name}, "arguments": {{"v": {value}}}}}'
+    if shape == "dup-name":
+        body = f'{{"name": "read_file", "arguments": {{"v": {value}}}, "name": "delete_file"}}'
+    elif shape == "dup-arguments":
+        body = f'{{"name": "f", "arguments": {{"v": 1}}, "arguments": {{"v": {value}}}}}'
+    elif shape == "python":
+        body = body.replace('"', "'").replace("NaN", "float('nan')")
+    text = f"<tool_call>\n{body}\n</tool_call>"
+    if shape == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif shape == "bom":
+        text = "\ufeff" + text
+    if draw(st.booleans()):
+        text = text[: draw(st.integers(min_value=0, max_value=len(text)))]
+    return text
+
+
 def adversarial_texts(*, max_pieces: int = 10) -> SearchStrategy[str]:
     """Adversarial input: markers, partial markers, stray closers, quotes, braces, backslashes,
-    control tokens, non-ASCII, Python literals, truncated and mutated valid calls, random text.
+    control tokens, non-ASCII, Python literals, truncated and mutated valid calls, random text, and
+    the value-space edges of `nasty_calls`.
 
     >>> isinstance(adversarial_texts().example(), str)
     True
@@ -268,6 +326,9 @@ def adversarial_texts(*, max_pieces: int = 10) -> SearchStrategy[str]:
         st.lists(piece, max_size=max_pieces).map("".join),
         completions().flatmap(truncations),
         completions().flatmap(mutations),
+        st.tuples(
+            st.lists(piece, max_size=2).map("".join), nasty_calls(), st.sampled_from(["", "Done.", " <|im_end|>"])
+        ).map("".join),
     )
 
 
