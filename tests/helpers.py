@@ -96,6 +96,24 @@ def merge_events(events: list[object]) -> list[object]:
     return merged
 
 
+def stream_chunks(
+    chunks: tuple[str, ...] | list[str], *, eager: bool, **options: Any
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Feed ``chunks`` to a ``StreamParser`` (sequential ids) and an ``OpenAIChunker``: ``(result, chunks)``."""
+    from hermes_toolcall.ids import sequential_ids
+    from hermes_toolcall.statemachine import StreamParser
+    from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
+
+    parser = StreamParser(ids=sequential_ids(), **options)
+    chunker = OpenAIChunker(eager=eager)
+    out = chunker.start()
+    for piece in chunks:
+        out += chunker.feed(parser.feed(piece))
+    out += chunker.feed(parser.close())
+    out += chunker.finish()
+    return parser.result(), out
+
+
 def openai_stream(
     chunks: tuple[str, ...] | list[str], *, eager: bool = True, **options: Any
 ) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
@@ -106,20 +124,10 @@ def openai_stream(
         the way openai-python does (``testing.accumulate_chunks``, with ``finish_reason`` checked
         against the result) and the chunks. ``stream_arguments`` follows ``eager`` unless given.
     """
-    from hermes_toolcall.ids import sequential_ids
-    from hermes_toolcall.statemachine import StreamParser
-    from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
     from hermes_toolcall.testing import accumulate_chunks
 
     options.setdefault("stream_arguments", eager)
-    parser = StreamParser(ids=sequential_ids(), **options)
-    chunker = OpenAIChunker(eager=eager)
-    out = chunker.start()
-    for piece in chunks:
-        out += chunker.feed(parser.feed(piece))
-    out += chunker.feed(parser.close())
-    out += chunker.finish()
-    result = parser.result()
+    result, out = stream_chunks(chunks, eager=eager, **options)
     message, finish = accumulate_chunks(out)
     assert finish == result.finish_reason
     return result, message, out
@@ -225,3 +233,29 @@ def dataset_records(n: int, *, sharegpt: bool = True) -> list[dict[str, Any]]:
         ]
         out.append({"messages": msgs, "tools": [WEATHER_TOOL, SEARCH_TOOL] if i % 2 else [SEARCH_TOOL, WEATHER_TOOL]})
     return out
+
+
+# ---- validate CLI records: one call to get_weather (or another name) with string arguments ----------
+
+#: A tool taking a required string ``location`` (the validate CLI tests).
+LOCATION_WEATHER: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]},
+    },
+}
+
+
+def call_record(name: str, args: str) -> dict[str, Any]:
+    """An OpenAI record: a user turn, then one call to ``name`` with the arguments string ``args``."""
+    return {
+        "messages": [
+            {"role": "user", "content": "x"},
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": args}}],
+            },
+        ],
+        "tools": [LOCATION_WEATHER],
+    }

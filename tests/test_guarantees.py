@@ -77,14 +77,18 @@ def check_guarantees(text: str, chunks: tuple[str, ...], level: str, strict: boo
         check_openai_chunks(chunks, eager=True, options=options, result=None, oracle=False)
 
 
-@settings(max_examples=EXAMPLES)
-@given(
+#: the inputs of both runs of the guarantees property
+_inputs = given(
     data=st.data(),
     text=_texts,
     level=st.sampled_from(["completion", "transcript"]),
     strict=st.booleans(),
     stream_arguments=st.booleans(),
 )
+
+
+@settings(max_examples=EXAMPLES)
+@_inputs
 def test_guarantees_on_adversarial_inputs(
     data: st.DataObject, text: str, level: str, strict: bool, stream_arguments: bool
 ) -> None:
@@ -93,13 +97,7 @@ def test_guarantees_on_adversarial_inputs(
 
 
 @settings(max_examples=EXPLORE, derandomize=False, database=None)
-@given(
-    data=st.data(),
-    text=_texts,
-    level=st.sampled_from(["completion", "transcript"]),
-    strict=st.booleans(),
-    stream_arguments=st.booleans(),
-)
+@_inputs
 def test_guarantees_explore_new_examples(
     data: st.DataObject, text: str, level: str, strict: bool, stream_arguments: bool
 ) -> None:

@@ -9,10 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hermes_toolcall.ids import sequential_ids
+from helpers import stream_chunks
 from hermes_toolcall.model import Completion
-from hermes_toolcall.statemachine import StreamParser
-from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
 from hermes_toolcall.testing import adversarial_texts, all_chunkings, chunkings, completions
 
 _WS = " \t\n\r"
@@ -97,15 +95,7 @@ def accumulate(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], str | None
 
 
 def run(chunks: tuple[str, ...] | list[str], **options: Any) -> tuple[Completion, list[dict[str, Any]]]:
-    eager = options.pop("eager", True)
-    parser = StreamParser(ids=sequential_ids(), **options)
-    chunker = OpenAIChunker(eager=eager)
-    out = chunker.start()
-    for piece in chunks:
-        out += chunker.feed(parser.feed(piece))
-    out += chunker.feed(parser.close())
-    out += chunker.finish()
-    result = parser.result()
+    result, out = stream_chunks(chunks, eager=options.pop("eager", True), **options)
     assert isinstance(result, Completion)
     return result, out
 

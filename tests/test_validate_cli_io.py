@@ -17,14 +17,11 @@ from typing import Any
 
 import pytest
 
+from helpers import LOCATION_WEATHER
+from helpers import call_record as record
+
 BIN = Path(sys.executable).parent / "hermes-toolcall"
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]},
-    },
-}
+WEATHER = LOCATION_WEATHER
 
 
 def cli(
@@ -34,19 +31,6 @@ def cli(
     if shell is not None:
         return subprocess.run(["bash", "-c", shell], input=stdin, capture_output=True, check=False, **kw)
     return subprocess.run([str(BIN), *argv], input=stdin, capture_output=True, check=False, **kw)
-
-
-def record(name: str, args: str) -> dict[str, Any]:
-    return {
-        "messages": [
-            {"role": "user", "content": "x"},
-            {
-                "role": "assistant",
-                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": args}}],
-            },
-        ],
-        "tools": [WEATHER],
-    }
 
 
 def dataset(n: int) -> bytes:

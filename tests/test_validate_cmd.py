@@ -12,19 +12,15 @@ from typing import Any
 import pytest
 
 from conftest import DATA, REPO
+from helpers import LOCATION_WEATHER
+from helpers import call_record as _rec
 from hermes_toolcall.cli import validate_cmd
 from hermes_toolcall.diagnostics import CATALOGUE
 from hermes_toolcall.validate import codes as validation_codes
 
 EXAMPLE = REPO / "examples" / "dataset.jsonl"
 GOLDEN = DATA / "validate" / "example_dataset.findings.json"
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]},
-    },
-}
+WEATHER = LOCATION_WEATHER
 
 
 @pytest.fixture
@@ -45,19 +41,6 @@ def _dataset(tmp_path: Path, *records: Any) -> str:
     path = tmp_path / "d.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return str(path)
-
-
-def _rec(name: str, args: str) -> dict[str, Any]:
-    return {
-        "messages": [
-            {"role": "user", "content": "x"},
-            {
-                "role": "assistant",
-                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": args}}],
-            },
-        ],
-        "tools": [WEATHER],
-    }
 
 
 def test_text_output_compiler_style_with_caret(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,8 +7,8 @@ raises ``ParseError`` carrying every error diagnostic at the end of the parse.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from .argcheck import check_text, check_type
 from .errors import HermesError, ParseError, internal_error
@@ -61,6 +61,40 @@ def _raise_on_errors(what: str, diagnostics: tuple[Diagnostic, ...]) -> None:
         raise ParseError(f"{what}: {len(errors)} error(s) in strict mode", errors)
 
 
+_R = TypeVar("_R", Completion, Transcript)
+
+
+def _run(
+    what: str,
+    text: str,
+    options: ParseOptions,
+    build: Callable[[str, ParseOptions], _R],
+) -> _R:
+    """One whole-text parse: argument checks, the grammar engine, the tools policy, strict mode.
+
+    Only ``HermesError`` escapes: any other exception inside is a bug, raised as ``InternalError``.
+    """
+    check_text("text", text)
+    check_type("options", options, ParseOptions, "a ParseOptions")
+    try:
+        with collector_paused(len(text)):
+            result = build(text, options)
+            if options.tools is not None:  # imported only when used
+                from .tools_policy import apply_to_completion, apply_to_transcript
+
+                if isinstance(result, Transcript):
+                    result = apply_to_transcript(result, options)
+                else:
+                    result = apply_to_completion(result, options)
+    except (HermesError, MemoryError):
+        raise
+    except Exception as exc:  # only HermesError escapes: anything else is a bug
+        raise internal_error(f"parse_{what}", exc) from exc
+    if options.strict:
+        _raise_on_errors(what, result.diagnostics)
+    return result
+
+
 def parse_transcript_with(text: str, options: ParseOptions) -> Transcript:
     """Parse a ChatML transcript with ready-made options (the engine entry used by agreement tests).
 
@@ -71,22 +105,7 @@ def parse_transcript_with(text: str, options: ParseOptions) -> Transcript:
     >>> t.turns[0].parts[0].text
     'hi'
     """
-    check_text("text", text)
-    check_type("options", options, ParseOptions, "a ParseOptions")
-    try:
-        with collector_paused(len(text)):
-            result = build_transcript(text, options)
-            if options.tools is not None:
-                from .tools_policy import apply_to_transcript
-
-                result = apply_to_transcript(result, options)
-    except (HermesError, MemoryError):
-        raise
-    except Exception as exc:  # only HermesError escapes: anything else is a bug
-        raise internal_error("parse_transcript", exc) from exc
-    if options.strict:
-        _raise_on_errors("transcript", result.diagnostics)
-    return result
+    return _run("transcript", text, options, build_transcript)
 
 
 def parse_completion_with(text: str, options: ParseOptions) -> Completion:
@@ -98,22 +117,7 @@ def parse_completion_with(text: str, options: ParseOptions) -> Completion:
     >>> parse_completion_with("Hello", ParseOptions.make()).finish_reason
     'stop'
     """
-    check_text("text", text)
-    check_type("options", options, ParseOptions, "a ParseOptions")
-    try:
-        with collector_paused(len(text)):
-            result = build_completion(text, options)
-            if options.tools is not None:
-                from .tools_policy import apply_to_completion
-
-                result = apply_to_completion(result, options)
-    except (HermesError, MemoryError):
-        raise
-    except Exception as exc:  # only HermesError escapes: anything else is a bug
-        raise internal_error("parse_completion", exc) from exc
-    if options.strict:
-        _raise_on_errors("completion", result.diagnostics)
-    return result
+    return _run("completion", text, options, build_completion)
 
 
 def parse_transcript(

@@ -111,24 +111,10 @@ def compressed_stream(path: str | Path, kind: Kind) -> tuple[BinaryIO, BinaryIO]
     return cast(BinaryIO, io.BufferedReader(cast(Any, stream), buffer_size=1 << 16)), raw
 
 
-def _layout(head: bytes, path: str | Path, input_format: InputFormat) -> plain.FileFormat:
-    """As ``validate.datasets.detect_format``, on the first decompressed bytes."""
-    if input_format in ("openai", "sharegpt"):
-        return "jsonl"
-    if input_format == "chatml":
-        return "chatml"
-    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if stripped.startswith(b"["):
-        raise UsageError(f"{path} is one JSON array; write one record per line (JSONL)")
-    return "jsonl" if stripped.startswith(b"{") else "chatml"
-
-
 def _compressed(path: str | Path, kind: Kind, input_format: InputFormat) -> Iterator[RawRecord]:
     stream, raw = compressed_stream(path, kind)
     try:
-        layout = _layout(stream.peek(1 << 16)[: 1 << 16], path, input_format)  # type: ignore[attr-defined]
-        reader = plain._jsonl if layout == "jsonl" else plain._chatml
-        for record in reader(stream):
+        for record in plain.records_from_handle(stream, plain.display_name(path), input_format):
             yield replace(record, end=raw.tell())  # progress in compressed bytes
     except (OSError, EOFError, ValueError) as exc:  # a truncated or corrupt archive
         raise UsageError(f"cannot read {path}: {kind} stream is corrupt or truncated ({exc})") from exc

@@ -34,6 +34,7 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser  # 
 from ..profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
 from . import config  # noqa: E402
+from .scoring import ServerScorer  # noqa: E402
 from .session import Bookkeeping, Delta, Policy, Result, Session, complete, tool_objects  # noqa: E402
 
 __all__ = [
@@ -189,28 +190,12 @@ def run_sglang_parser(
     return "".join(content) or None, [(n, a) for n, a in calls.values()]
 
 
-def _declared(text: str) -> list[str]:
-    """The tools a scored request declares: ``f`` and every name the completion calls (so that no
-    parser is marked down for dropping undeclared calls; names read with ``parse_completion``)."""
-    from ..parse import parse_completion
+def _scorer(name: str) -> ServerScorer:
+    def run(chunks: Sequence[str], tools: list[str]) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+        content, calls = run_sglang_parser(name, chunks, tools)
+        return content, None, calls
 
-    return sorted({"f"} | {c.name for c in parse_completion(text).tool_calls})
-
-
-def _scorer(name: str) -> Any:
-    from .. import jsonio
-    from ..conformance.adapter import CallOut, Outcome, Request
-
-    def score(request: Request) -> Outcome:
-        content, calls = run_sglang_parser(name, request.chunks, _declared(request.text))
-        out = tuple(CallOut(name=n, arguments=jsonio.loads_or_none(a)) for n, a in calls)
-        return Outcome(calls=out, content=content)
-
-    score.adapter_name = f"sglang {name}"  # type: ignore[attr-defined]
-    score.streaming = True  # type: ignore[attr-defined]
-    score.levels = ("completion",)  # type: ignore[attr-defined]
-    score.options = ()  # type: ignore[attr-defined]
-    return score
+    return ServerScorer(adapter_name=f"sglang {name}", run_parser=run)
 
 
 #: Conformance adapters: SGLang's own ``hermes`` and ``qwen25`` detectors, and this plugin, streamed

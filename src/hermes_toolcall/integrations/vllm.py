@@ -45,6 +45,7 @@ from ..profiles import DIALECTS  # noqa: E402
 from ..prompt_state import generation_prompt_state  # noqa: E402
 from . import config  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
+from .scoring import ServerScorer  # noqa: E402
 from .session import Bookkeeping, Delta, Policy, Session, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
@@ -355,31 +356,11 @@ def _run_vllm(
     return "".join(content) or None, "".join(reasoning) or None, [(n, a) for n, a in calls.values()]
 
 
-def _declared(text: str) -> list[str]:
-    """The tools a scored request declares: ``f`` and every name the completion calls (so that no
-    parser is marked down for dropping undeclared calls; names read with ``parse_completion``)."""
-    from ..parse import parse_completion
+def _scorer(name: str) -> ServerScorer:
+    def run(chunks: Sequence[str], tools: list[str]) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+        return run_vllm_parser(name, chunks, tools)
 
-    return sorted({"f"} | {c.name for c in parse_completion(text).tool_calls})
-
-
-def _scorer(name: str) -> Any:
-    from .. import jsonio
-    from ..conformance.adapter import CallOut, Outcome, Request
-
-    def score(request: Request) -> Outcome:
-        content, reasoning, calls = run_vllm_parser(name, request.chunks, _declared(request.text))
-        return Outcome(
-            calls=tuple(CallOut(name=n, arguments=jsonio.loads_or_none(a)) for n, a in calls),
-            content=content,
-            reasoning=reasoning,
-        )
-
-    score.adapter_name = f"vllm {name}"  # type: ignore[attr-defined]
-    score.streaming = True  # type: ignore[attr-defined]
-    score.levels = ("completion",)  # type: ignore[attr-defined]
-    score.options = ()  # type: ignore[attr-defined]
-    return score
+    return ServerScorer(adapter_name=f"vllm {name}", run_parser=run)
 
 
 #: Conformance adapter: vLLM's own ``hermes`` tool parser, streamed through ``ChatStreamProcessor``

@@ -290,8 +290,6 @@ class StreamParser(TextScan):
 
     def _close(self) -> list[Event]:
         """`close` after its checks."""
-        if self._closed:
-            raise StreamError("close() called twice")
         events: list[Event] = self._start(self._head) if self._gate else []
         self._events = events
         data = "".join(self._defer) + self._pending

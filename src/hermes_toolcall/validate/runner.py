@@ -17,7 +17,7 @@ from .. import jsonio
 from ..diagnostics import make
 from ..errors import DecodeError
 from ..excerpt import window
-from ..model import Span, ToolsBlock, Transcript
+from ..model import Diagnostic, Span, ToolsBlock, Transcript
 from .api import Selector, ValidationReport, validate_conversation, validate_record
 from .build import from_transcript
 from .datasets import InputFormat, RawRecord
@@ -99,22 +99,25 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
             column = d.span.column
             source_line = lines[d.span.line - 1].rstrip("\r") if d.span.line <= len(lines) else ""
             width = max(1, d.span.end - d.span.start)
-        snippet, caret, width = window(source_line, column, width)
-        out.append(
-            Located(
-                code=d.code,
-                severity=d.severity,
-                message=d.message,
-                hint=d.hint,
-                record=raw.number,
-                line=line,
-                column=column,
-                width=width,
-                snippet=snippet,
-                caret=caret,
-            )
-        )
+        out.append(_located(d, raw.number, line, column, width, source_line))
     return tuple(out)
+
+
+def _located(d: Diagnostic, record: int, line: int, column: int, width: int, source_line: str) -> Located:
+    """A finding of record ``record`` at ``line:column``, with the excerpt of ``source_line`` around it."""
+    snippet, caret, width = window(source_line, column, width)
+    return Located(
+        code=d.code,
+        severity=d.severity,
+        message=d.message,
+        hint=d.hint,
+        record=record,
+        line=line,
+        column=column,
+        width=width,
+        snippet=snippet,
+        caret=caret,
+    )
 
 
 def _digest(raw: RawRecord) -> str:
@@ -125,20 +128,7 @@ def _digest(raw: RawRecord) -> str:
 def _record_error(raw: RawRecord, code: str, message: str, position: int, *, hint: str | None = None) -> RecordResult:
     column = max(position, 0) + 1
     d = make(code, message, Span(start=0, end=0, line=1, column=column), strict=False, hint=hint)
-    first_line = raw.text.split("\n", 1)[0]
-    snippet, caret, width = window(first_line, column, 1)
-    located = Located(
-        code=d.code,
-        severity=d.severity,
-        message=d.message,
-        hint=d.hint,
-        record=raw.number,
-        line=raw.line,
-        column=column,
-        width=width,
-        snippet=snippet,
-        caret=caret,
-    )
+    located = _located(d, raw.number, raw.line, column, 1, raw.text.split("\n", 1)[0])
     return RecordResult(number=raw.number, end=raw.end, findings=(located,), digest=_digest(raw))
 
 
