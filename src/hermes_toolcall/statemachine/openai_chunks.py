@@ -102,7 +102,7 @@ class OpenAIChunker:
         # calls
         self._index: dict[str, int] = {}
         self._names: dict[str, str] = {}
-        self._sent_args: dict[str, str] = {}
+        self._sent_args: dict[str, list[str]] = {}  # pieces, joined at the call's end (no O(n²) +=)
         self._valid = 0
         self._ended: set[str] = set()  # ids whose ToolCallEnd came (valid or not)
         self._rejected: list[dict[str, Any]] = []
@@ -238,12 +238,12 @@ class OpenAIChunker:
         index = len(self._index)
         self._index[call_id] = index
         self._names[call_id] = name
-        self._sent_args[call_id] = arguments
+        self._sent_args[call_id] = [arguments]
         entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         out.append(self._chunk({"tool_calls": [entry]}))
 
     def _arguments(self, call_id: str, text: str, out: list[dict[str, Any]]) -> None:
-        self._sent_args[call_id] += text
+        self._sent_args[call_id].append(text)
         entry = {"index": self._index[call_id], "function": {"arguments": text}}
         out.append(self._chunk({"tool_calls": [entry]}))
 
@@ -267,7 +267,7 @@ class OpenAIChunker:
         if e.id not in self._index:
             self._open_call(e.id, call.name, out, call.arguments_json)
             return
-        sent = self._sent_args[e.id]
+        sent = "".join(self._sent_args[e.id])
         if self._names[e.id] != call.name or not call.arguments_json.startswith(sent):
             function = {"name": call.name, "arguments": call.arguments_json}
             self._corrected.append({"index": self._index[e.id], "id": e.id, "function": function})
