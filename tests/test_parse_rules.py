@@ -491,7 +491,6 @@ def test_unknown_dialect_and_bad_max_block_chars() -> None:
 
 
 def test_auto_dialect_uses_detection() -> None:
-    pytest.importorskip("hermes_toolcall.detect", reason="detect.py lands from another issue")
     s = '<|im_start|>assistant\n<tool_call>\n{"name":"f","arguments":{}}\n</tool_call><|im_end|>'
     t = pt(s, dialect="auto")
     assert len(t.turns[0].tool_calls) == 1

@@ -30,7 +30,9 @@ WEATHER = {
 @pytest.fixture
 def parser() -> Any:
     """The parse module (ShareGPT values and ChatML files are wire text)."""
-    return pytest.importorskip("hermes_toolcall.parse", reason="hermes_toolcall.parse (issue: grammar) is not there")
+    import hermes_toolcall.parse
+
+    return hermes_toolcall.parse
 
 
 def _jsonl(tmp_path: Path, *records: Any, name: str = "d.jsonl") -> Path:
