@@ -97,13 +97,16 @@ def call_block(
         return [InvalidToolCall(id=block_id, raw=raw, span=span, code="HT114", message=d.message, closed=False)], [d]
     decoded = decode_call_body(inner, strict=strict, closed=closed)
     issues = decoded.issues
+    calls = decoded.calls
+    if closed and len(calls) == 1 and not issues:  # the common block: one call, as written
+        c = calls[0]
+        return [new_tool_call(first_index, block_id, c.name, c.arguments, c.arguments_json, raw, span, True)], []
     diags = [
         diagnostics.make(
             i.code, i.message, span_of(inner_start + i.start, inner_start + i.end), strict=strict, hint=i.hint
         )
         for i in issues
     ]
-    calls = decoded.calls
     if not calls:
         text = issues[-1].message if issues else message("no-call")
         code = decoded.failure or "HT103"
