@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hermes_toolcall import _blockrules, parse_completion, sequential_ids
-from hermes_toolcall.model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock
+from hermes_toolcall.model import Diagnostic, InvalidToolCall, Part, ToolCall, ToolResponse, ToolsBlock
 from hermes_toolcall.positions import LineIndex
 from hermes_toolcall.statemachine import blocks as sm_blocks
 from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, RESP_OPEN
@@ -15,7 +15,9 @@ from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, RESP_OPEN
 LIMIT = 1 << 20
 
 
-def _call(inner: str, *, closed: bool = True, cut: bool = False, strict: bool = False, first: int = 0):  # type: ignore[no-untyped-def]
+def _call(
+    inner: str, *, closed: bool = True, cut: bool = False, strict: bool = False, first: int = 0
+) -> tuple[list[Part], list[Diagnostic]]:
     raw = CALL_OPEN + inner + (CALL_CLOSE if closed else "")
     span_of = LineIndex(raw).span
     return _blockrules.call_block(
@@ -109,5 +111,5 @@ def test_the_grammar_engine_gives_the_block_rules_parts() -> None:
     got = parse_completion(text, ids=sequential_ids()).parts
     want, _ = _call('{"name": "f", "arguments": {"a": 1}}')
     assert [(p.id, p.name, p.arguments, p.span) for p in got if isinstance(p, ToolCall)] == [
-        ("call_0", "f", {"a": 1}, want[0].span)  # type: ignore[union-attr]
+        ("call_0", "f", {"a": 1}, want[0].span)
     ]
