@@ -1,6 +1,6 @@
 """Whole-text parsing throughput: the grammar engine against a regex+orjson floor, same process.
 
-Usage: ``.venv/bin/python bench/parse.py [--sizes 1,10] [--repeat 5]``
+Usage: ``.venv/bin/python bench/parse.py [--sizes 1,10] [--repeat 5] [--before REV]``
 
 For each size (MB) a mixed transcript is generated (prose turns, tool calls with realistic
 arguments, results, reasoning). Measured in the same run:
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import random
 import re
 import time
@@ -131,12 +132,41 @@ def _best_interleaved(fns: list[Callable[[str], object]], text: str, repeat: int
     return best
 
 
+def before_after(rev: str, sizes: list[float], repeat: int) -> None:
+    """``parse_transcript`` of revision ``rev`` against this tree's, run in turn in this process."""
+    from stream import load_revision  # bench/stream.py: the revision imported as a second package
+
+    load_revision(rev)
+    before = importlib.import_module("hermes_toolcall_before")
+    ids_before, ids_after = before.sequential_ids(), sequential_ids()
+
+    def old(text: str) -> object:
+        return before.parse_transcript(text, ids=ids_before)
+
+    def new(text: str) -> object:
+        return parse_transcript(text, ids=ids_after)
+
+    print(f"parse_transcript before ({rev}) / after (this tree), run in turn, best of {repeat}")
+    for mb in sizes:
+        text = transcript(int(mb * 1_000_000))
+        old(text[:20000]), new(text[:20000])  # warm both
+        t_old, t_new = _best_interleaved([old, new], text, repeat)
+        print(
+            f"  {mb:.1f} MB: before {mb / t_old:.1f} MB/s ({t_old * 1e3:.0f} ms), after {mb / t_new:.1f} MB/s "
+            f"({t_new * 1e3:.0f} ms), after/before time {t_new / t_old:.3f}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sizes", default="1,10", help="comma-separated sizes in MB")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--before", metavar="REV", help="only compare parse_transcript with git revision REV's")
     args = ap.parse_args()
     ids = sequential_ids()
+    if args.before:
+        before_after(args.before, [float(s) for s in args.sizes.split(",")], args.repeat)
+        return
 
     def grammar(text: str) -> object:
         return parse_transcript(text, ids=ids)

@@ -1,4 +1,5 @@
-"""Generate the docs that are derived from code: the diagnostics catalogue (and the state diagram).
+"""Generate the docs that are derived from code: the diagnostics catalogue, the state diagram, the grammar's
+structure diagram and walked transcript (regions of docs/grammar.md).
 
     python scripts/gen_docs.py          # write the files
     python scripts/gen_docs.py --check  # exit 1 if a file is out of date (CI)
@@ -129,9 +130,133 @@ def statemachine_md() -> str:
     return "\n".join(out) + "\n"
 
 
+# ---- docs/grammar.md: the generated regions (structure diagram, one transcript's tokens) ----------------------
+
+_GRAMMAR_MODULES = {  # node id: (module path under src/hermes_toolcall, label)
+    "parser": ("grammar/parser.py", "Variant, lark_parser, tokens()"),
+    "tablegen": ("grammar/tablegen.py", "reads Lark.save, canonical numbering"),
+    "tables": ("grammar/tables.py", "generated, committed"),
+    "driver": ("grammar/driver.py", "LALR stack + a lexer per state"),
+    "build": ("grammar/build.py", "envelope, bodies, text runs, size-cut resume"),
+    "blocks": ("grammar/blocks.py", "a block token's extent"),
+    "rules": ("_blockrules.py", "the block rules of both engines"),
+    "smblocks": ("statemachine/blocks.py", "the same results as stream events"),
+    "body": ("body.py", "call, result and catalogue body decoding"),
+    "tags": ("tags.py", "tag literals, lengths, per-context sets"),
+}
+WALK_TEXT = (
+    "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<think>Use the tool.</think>"
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>\n'
+)
+
+
+def _imports(rel: str) -> set[str]:
+    """The package modules (paths under src/hermes_toolcall) that the module ``rel`` imports."""
+    import ast
+
+    base = ROOT / "src" / "hermes_toolcall"
+    tree = ast.parse((base / rel).read_text(encoding="utf-8"))
+    package = Path(rel).parent
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        where = package
+        for _ in range(node.level - 1):
+            where = where.parent
+        stem = where / node.module.replace(".", "/") if node.module else where
+        candidates = [f"{stem.as_posix()}.py"] if node.module else []
+        candidates += [f"{(stem / a.name).as_posix()}.py" for a in node.names]
+        out |= {c.removeprefix("./") for c in candidates if (base / c).is_file()}
+    return out
+
+
+def grammar_structure() -> list[str]:
+    """The mermaid diagram of the grammar side: its nodes' facts and its edges are read from the code."""
+    import re
+
+    from hermes_toolcall import _blockrules
+    from hermes_toolcall.grammar import tables
+
+    lark = (ROOT / "src/hermes_toolcall/grammar/hermes.lark").read_text(encoding="utf-8")
+    rules = len(re.findall(r"^[?!]?[a-z_]+\s*:", lark, re.M))
+    terminals = len(re.findall(r"^[A-Z_]+(?:\.-?\d+)?\s*:", lark, re.M))
+    facts = {
+        "tables": f"{len(tables.STATES)} LALR states, {len(tables.LEXERS)} lexers,"
+        f" {len(tables.VARIANT_LEXERS)} variants",
+        "rules": ", ".join(f"{name}()" for name in _blockrules.__all__ if name != "SpanOf"),
+    }
+    by_path = {path: node for node, (path, _) in _GRAMMAR_MODULES.items()}
+    out = [
+        "```mermaid",
+        "flowchart LR",
+        f'    lark[["grammar/hermes.lark<br/>{rules} rules, {terminals} terminals"]]',
+    ]
+    for node, (path, label) in _GRAMMAR_MODULES.items():
+        out.append(f'    {node}["{path}<br/>{facts.get(node, label)}"]')
+    out += [
+        '    text(["text"]) --> driver',
+        '    build --> model(["Transcript / Completion"])',
+        '    lark -->|"Lark compiles it (build time)"| parser',
+        '    tablegen -->|"writes (scripts/gen_grammar_tables.py)"| tables',
+    ]
+    for node, (path, _) in _GRAMMAR_MODULES.items():
+        for used in sorted(_imports(path)):
+            if used in by_path and by_path[used] != node:
+                arrow = "-.->" if by_path[used] in ("tags", "body") else "-->"
+                out.append(f"    {by_path[used]} {arrow} {node}")
+    return [*out, "```"]
+
+
+def grammar_walk() -> list[str]:
+    """The tokens of the walked transcript and the parts they become, from the engine itself."""
+    from hermes_toolcall import parse_transcript, sequential_ids
+    from hermes_toolcall.grammar import Variant, tokens
+
+    out = ["| # | terminal | offsets | text |", "|---|---|---|---|"]
+    for k, (typ, s, e) in enumerate(tokens(WALK_TEXT, "transcript", Variant()), 1):
+        out.append(f"| {k} | `{typ}` | {s}–{e} | `{_cell(repr(WALK_TEXT[s:e])[1:-1])}` |")
+    t = parse_transcript(WALK_TEXT, ids=sequential_ids())
+    out += ["", "The parts (`parse_transcript(text, ids=sequential_ids())`):", ""]
+    for turn in t.turns:
+        parts = ", ".join(_part(p) for p in turn.parts)
+        out.append(f"- turn `{turn.role}` {turn.span.start}–{turn.span.end}: {parts}")
+    out.append(f"- gaps: {', '.join(repr(g.text) for g in t.gaps)}; diagnostics: {len(t.diagnostics)}")
+    return out
+
+
+def _part(p: object) -> str:
+    from hermes_toolcall.model import Reasoning, Text, ToolCall
+
+    if isinstance(p, ToolCall):
+        return f"`ToolCall(index={p.index}, id={p.id!r}, name={p.name!r}, arguments={p.arguments!r})`"
+    if isinstance(p, Reasoning | Text):
+        return f"`{type(p).__name__}({p.text!r})`"
+    return f"`{type(p).__name__}`"
+
+
+_REGIONS: dict[str, Callable[[], list[str]]] = {"structure": grammar_structure, "walk": grammar_walk}
+
+
+def grammar_md() -> str:
+    """docs/grammar.md with its generated regions rewritten (the prose around them is written by hand)."""
+    import re
+
+    text = (ROOT / "docs/grammar.md").read_text(encoding="utf-8")
+    for name, gen in _REGIONS.items():
+        begin = f"<!-- begin generated: {name} (scripts/gen_docs.py) -->"
+        end = f"<!-- end generated: {name} -->"
+        pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+        if not pattern.search(text):
+            raise SystemExit(f"docs/grammar.md has no region {name!r}")
+        text = pattern.sub(lambda _m, gen=gen, begin=begin, end=end: "\n".join([begin, *gen(), end]), text)
+    return text
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "docs/diagnostics.md": diagnostics_md,
     "docs/statemachine.md": statemachine_md,
+    "docs/grammar.md": grammar_md,
 }
 
 

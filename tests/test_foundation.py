@@ -72,3 +72,24 @@ def test_public_api_is_exported() -> None:
     for name in hermes_toolcall.__all__:
         assert hasattr(hermes_toolcall, name), name
     assert len(set(hermes_toolcall.__all__)) == len(hermes_toolcall.__all__)
+
+
+def test_parse_options_and_every_event_class_are_exported_at_the_top_level() -> None:
+    from hermes_toolcall import options, statemachine
+    from hermes_toolcall.statemachine import events
+
+    assert "ParseOptions" in hermes_toolcall.__all__ and hermes_toolcall.ParseOptions is options.ParseOptions
+    event_classes = [n for n in events.__all__ if isinstance(getattr(events, n), type)]
+    assert len(event_classes) >= 13  # TurnStart ... DiagnosticEvent
+    for name in [*event_classes, "Event"]:
+        assert name in hermes_toolcall.__all__, name
+        assert getattr(hermes_toolcall, name) is getattr(statemachine, name) is getattr(events, name)
+
+
+def test_bug_exceptions_live_in_errors_and_are_internal() -> None:
+    from hermes_toolcall import errors
+    from hermes_toolcall.grammar import driver, tablegen
+
+    for cls in (errors.DriverError, errors.TableGenError):
+        assert issubclass(cls, errors.InternalError) and cls.__module__ == "hermes_toolcall.errors"
+    assert driver.DriverError is errors.DriverError and tablegen.TableGenError is errors.TableGenError

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import hermes_toolcall
 from hermes_toolcall import tags
 from hermes_toolcall.grammar import Variant
 from hermes_toolcall.grammar.parser import lark_parser
@@ -117,3 +120,70 @@ def test_a_text_run_ends_at_the_first_marker_of_its_context(text: str, which: tu
 def test_canonical_kinds_and_lengths() -> None:
     assert tags.canonical_kinds(["scratch_pad", "think"]) == tags.REASONING_KINDS
     assert [len(t) for t in (tags.IM_START, tags.IM_END, tags.CALL_OPEN, tags.RESP_OPEN)] == [12, 10, 11, 15]
+
+
+# ---- one vocabulary: no module outside tags.py spells a tag in code --------------------------------------------
+
+_SRC = Path(hermes_toolcall.__file__).parent
+_ROLES = ("system", "user", "assistant", "tool", "developer")
+# a string constant made only of tags, role names and whitespace is the vocabulary written by hand; prose
+# and sample inputs that mention a tag ("stray </tool_call> ...", a whole example call) are not
+_VOCAB = re.compile(
+    "(?:" + "|".join(map(re.escape, sorted(ALL_TAGS, key=len, reverse=True))) + "|" + "|".join(_ROLES) + r"|\s)+"
+)
+ALLOWED = {
+    "tags.py": "the vocabulary itself",
+    "grammar/tables.py": "generated from hermes.lark (scripts/gen_grammar_tables.py)",
+    "diagnostics.py": "the catalogue's examples are sample inputs, written as a user would",
+    "conformance/examples/vllm_style_regex.py": "an example adapter, written as a third party would",
+}
+# modules another branch of this session owns; their tag literals are left to them (coord/README.md)
+PENDING = ("statemachine/", "integrations/", "dataio/")
+
+
+def _docstring_ids(tree: ast.AST) -> set[int]:
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def hand_spelled_tags(source: str) -> list[tuple[int, str]]:
+    """(line, constant) of every string constant in code (docstrings aside) that spells tags by hand."""
+    tree = ast.parse(source)
+    docs = _docstring_ids(tree)
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docs
+        and any(t in node.value for t in ALL_TAGS)
+        and _VOCAB.fullmatch(node.value)
+    ]
+
+
+def test_the_scan_finds_hand_spelled_tags_and_spares_prose_and_docstrings() -> None:
+    source = (
+        '"""Module doc: <tool_call>."""\n'
+        'def f():\n    """<think> in a docstring."""\n'
+        '    a = "<tool_call>"\n    b = f"<|im_start|>assistant\\n{x}"\n    c = "stray </think> kept as text"\n'
+    )
+    assert hand_spelled_tags(source) == [(4, "<tool_call>"), (5, "<|im_start|>assistant\n")]
+
+
+def test_no_module_outside_tags_spells_a_tag_literal_in_code() -> None:
+    found = []
+    for path in sorted(_SRC.rglob("*.py")):
+        rel = path.relative_to(_SRC).as_posix()
+        if rel in ALLOWED or rel.startswith(PENDING):
+            continue
+        found += [f"{rel}:{line}: {text!r}" for line, text in hand_spelled_tags(path.read_text(encoding="utf-8"))]
+    assert not found, "take these from hermes_toolcall.tags:\n" + "\n".join(found)
+
+
+def test_the_allowed_exceptions_still_exist() -> None:
+    assert all((_SRC / rel).is_file() for rel in ALLOWED)

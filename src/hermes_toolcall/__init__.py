@@ -41,6 +41,7 @@ from .model import (
     Turn,
 )
 from .openai import messages_from_openai, messages_to_openai
+from .options import ParseOptions
 from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
 from .profiles import DIALECTS, DialectProfile, get_profile
 from .prompt_state import GenerationPromptState, generation_prompt_state
@@ -101,6 +102,7 @@ __all__ = [
     "Message",
     "OpenAIChunker",
     "ParseError",
+    "ParseOptions",
     "Part",
     "Reasoning",
     "ReasoningDelta",

@@ -30,6 +30,7 @@ from typing import Any
 from . import diagnostics, jsonio
 from .diagnostics import message
 from .model import Diagnostic, Span, ToolCall
+from .tags import CALL_CLOSE, CALL_OPEN
 from .validate.locate import locate
 
 __all__ = ["Conversion", "coerce_call", "conversions"]
@@ -38,8 +39,8 @@ Path = tuple[str | int, ...]
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _NUM = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_CALL_OPEN = len("<tool_call>")
-_CALL_CLOSE = "</tool_call>"
+_CALL_OPEN = len(CALL_OPEN)
+_CALL_CLOSE = CALL_CLOSE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

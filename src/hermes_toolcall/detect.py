@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from .argcheck import check_text
 from .errors import HermesError, internal_error
 from .profiles import DIALECTS
+from .tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, SCRATCH_OPEN, THINK_CLOSE, THINK_OPEN
 
 __all__ = ["DialectGuess", "detect_dialect"]
 
@@ -32,11 +33,9 @@ _OMP_TOOLS = (
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n"
     "Tool calls are emitted as text"
 )
-_THINK_GLUED = re.compile(r"</think>(?:[^ \t\n\r<]|<(?!\|im_end\|>))")
-_COMPACT_CALL = re.compile(r'<tool_call>[ \t\n\r]*\{"name":"')
-_SPACED_CALL = re.compile(r'<tool_call>[ \t\n\r]*\{"name": "')
-_IM_START = "<|im_start|>"
-_IM_END = "<|im_end|>"
+_THINK_GLUED = re.compile(re.escape(THINK_CLOSE) + r"(?:[^ \t\n\r<]|<(?!" + re.escape(IM_END[1:]) + "))")
+_COMPACT_CALL = re.compile(re.escape(CALL_OPEN) + r'[ \t\n\r]*\{"name":"')
+_SPACED_CALL = re.compile(re.escape(CALL_OPEN) + r'[ \t\n\r]*\{"name": "')
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,7 +75,7 @@ _SIGNALS: tuple[tuple[str, Callable[[str], bool], dict[str, int]], ...] = (
     ("Hermes tools system turn ends with a newline (Hugging Face template)",
      _contains("<args-dict>}\n</tool_call><|im_end|>\n"), {"hermes": 4}),
     ("a turn glued to the next one after </tool_call><|im_end|> (vLLM's Hermes template)",
-     _contains("</tool_call><|im_end|><|im_start|>"), {"hermes-vllm": 4}),
+     _contains(f"{CALL_CLOSE}{IM_END}{IM_START}"), {"hermes-vllm": 4}),
     ("Qwen tools prompt ('# Tools ... You are provided with function signatures')",
      _contains(_QWEN_TOOLS), _weights(_QWEN, 3)),
     ("omp in-band tool prompt ('Tool calls are emitted as text')", _contains(_OMP_TOOLS), {"omp": 6}),
@@ -84,49 +83,50 @@ _SIGNALS: tuple[tuple[str, Callable[[str], bool], dict[str, int]], ...] = (
      {"omp": 3}),
     ("Qwen2.5 default system prompt ('You are Qwen, created by Alibaba Cloud')",
      _contains("You are Qwen, created by Alibaba Cloud"), {"qwen2.5": 3}),
-    ("Qwen tools system turn without a system message (Qwen3)", _contains("<|im_start|>system\n" + _QWEN_TOOLS),
+    ("Qwen tools system turn without a system message (Qwen3)", _contains(f"{IM_START}system\n" + _QWEN_TOOLS),
      {"qwen3": 3}),
     ("QwQ system turn without a system message ('<|im_start|>system\\n\\n\\n# Tools')",
      _contains("<|im_start|>system\n\n\n# Tools"), {"qwq": 3}),
     ("QwQ generation prompt ('<|im_start|>assistant\\n<think>\\n' at the end)",
-     lambda text: text.endswith("<|im_start|>assistant\n<think>\n"), {"qwq": 3}),
-    ("generation prompt without <think> (not QwQ)", lambda text: text.endswith("<|im_start|>assistant\n"),
+     lambda text: text.endswith(f"{IM_START}assistant\n{THINK_OPEN}\n"), {"qwq": 3}),
+    ("generation prompt without <think> (not QwQ)", lambda text: text.endswith(f"{IM_START}assistant\n"),
      {"qwq": -2}),
     ("Qwen3 generation prompt with thinking disabled (empty <think> at the end)",
-     lambda text: text.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n"), {"qwen3": 3}),
-    ("empty reasoning block '<think>\\n\\n</think>\\n\\n' (Qwen3)", _contains("<think>\n\n</think>\n\n"), {"qwen3": 2}),
+     lambda text: text.endswith(f"{IM_START}assistant\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n"), {"qwen3": 3}),
+    ("empty reasoning block '<think>\\n\\n</think>\\n\\n' (Qwen3)", _contains(f"{THINK_OPEN}\n\n{THINK_CLOSE}\n\n"),
+     {"qwen3": 2}),
     ("an assistant turn opens with <think>",
-     lambda text: "<|im_start|>assistant\n<think>" in text or text.lstrip(" \t\n\r").startswith("<think>"),
+     lambda text: f"{IM_START}assistant\n{THINK_OPEN}" in text or text.lstrip(" \t\n\r").startswith(THINK_OPEN),
      {"qwen3": 1, "qwq": 1, "omp": 1}),
     ("text glued to </think> with no separator (omp)", _matches(_THINK_GLUED), {"omp": 2}),
-    ("'</think>' followed by a blank line (Qwen)", _contains("</think>\n\n"), {"qwen3": 1, "qwq": 1}),
-    ("results in a 'tool' turn", _contains("<|im_start|>tool\n"), {"hermes": 1, "hermes-vllm": 1, "omp": 1}),
-    ("results folded into a 'user' turn", _contains("<|im_start|>user\n<tool_response>"), _weights(_QWEN, 1)),
+    ("'</think>' followed by a blank line (Qwen)", _contains(f"{THINK_CLOSE}\n\n"), {"qwen3": 1, "qwq": 1}),
+    ("results in a 'tool' turn", _contains(f"{IM_START}tool\n"), {"hermes": 1, "hermes-vllm": 1, "omp": 1}),
+    ("results folded into a 'user' turn", _contains(f"{IM_START}user\n{RESP_OPEN}"), _weights(_QWEN, 1)),
     ("tool turn glued to the next turn ('</tool_response>\\n<|im_end|><|im_start|>', Hermes)",
-     _contains("</tool_response>\n<|im_end|><|im_start|>"), _weights(_HERMES, 2)),
+     _contains(f"{RESP_CLOSE}\n{IM_END}{IM_START}"), _weights(_HERMES, 2)),
     ("compact call JSON ('{\"name\":\"', omp)", _matches(_COMPACT_CALL), {"omp": 2}),
     ("spaced call JSON ('{\"name\": \"', Python json.dumps)", _matches(_SPACED_CALL),
      _weights((*_HERMES, *_QWEN), 1)),
     ("Llama-3 BOS token first (Hermes)", lambda text: text.startswith("<|begin_of_text|>"), _weights(_HERMES, 1)),
     ("double-encoded string arguments ('\"arguments\": \"{')", _contains('"arguments": "{'),
      {"hermes-vllm": 1, "qwen2.5": 1, "qwq": 1}),
-    ("<scratch_pad> reasoning (Hermes 3)", _contains("<scratch_pad>"), _weights(_HERMES, 1)),
+    ("<scratch_pad> reasoning (Hermes 3)", _contains(SCRATCH_OPEN), _weights(_HERMES, 1)),
 )
 
 
 def _final_assistant_body(text: str) -> str | None:
     """The body of the last closed turn when it is an assistant turn (a trailing generation prompt skipped)."""
     end = text.rstrip(" \t\n\r")
-    last = end.rfind(_IM_START)
-    if last >= 0 and _IM_END not in end[last:]:  # an open turn (generation prompt) at the end
+    last = end.rfind(IM_START)
+    if last >= 0 and IM_END not in end[last:]:  # an open turn (generation prompt) at the end
         end = end[:last].rstrip(" \t\n\r")
-        last = end.rfind(_IM_START)
-    if last < 0 or not end.endswith(_IM_END):
+        last = end.rfind(IM_START)
+    if last < 0 or not end.endswith(IM_END):
         return None
-    header = "<|im_start|>assistant\n"
+    header = f"{IM_START}assistant\n"
     if not end.startswith(header, last):
         return None
-    return end[last + len(header) : len(end) - len(_IM_END)]
+    return end[last + len(header) : len(end) - len(IM_END)]
 
 
 def _rank(name: str) -> int:
@@ -176,7 +176,7 @@ def _detect(text: str) -> DialectGuess:
                     scores[name] += weight
     body = _final_assistant_body(text)
     if body is not None and _QWEN_TOOLS in text:
-        if body.startswith("<think>"):
+        if body.startswith(THINK_OPEN):
             evidence.append("the final assistant turn opens with <think> (Qwen3 renders one after the last query)")
             scores["qwen3"] = scores.get("qwen3", 0) + 2
         else:

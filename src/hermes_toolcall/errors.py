@@ -16,6 +16,8 @@ to tell them apart (the CLI maps them to exit statuses):
 | - `RenderError` | input | a conversation cannot be rendered faithfully |
 | - `ConformanceError` | input | a conformance case file or adapter cannot be loaded |
 | `InternalError` | internal | a bug: any other exception inside a public call, converted |
+| - `DriverError` | internal | the grammar's table driver rejected an input (the grammar is total) |
+| - `TableGenError` | internal | build time: Lark's serialised parser is not in the form the generator reads |
 
 Lenient parsing never raises `InputError` for any input string: bad input becomes diagnostics.
 `InternalError` keeps the original exception as ``__cause__``; please report it with the input.
@@ -36,6 +38,7 @@ __all__ = [
     "CallerError",
     "ConformanceError",
     "DecodeError",
+    "DriverError",
     "Fault",
     "HermesError",
     "InputError",
@@ -44,6 +47,7 @@ __all__ = [
     "RenderError",
     "StreamError",
     "StreamStateError",
+    "TableGenError",
     "UsageError",
     "ValidationError",
     "internal_error",
@@ -82,6 +86,22 @@ class InternalError(HermesError):
     """
 
     fault: ClassVar[Fault] = "internal"
+
+
+class DriverError(InternalError):
+    """The grammar's table driver rejected the input: a bug, since the grammar is total (``grammar/driver.py``).
+
+    >>> DriverError("unexpected end of input").fault
+    'internal'
+    """
+
+
+class TableGenError(InternalError):
+    """Lark's serialised parser is not in the form ``grammar/tablegen.py`` reads (a build-time internal error).
+
+    >>> issubclass(TableGenError, InternalError)
+    True
+    """
 
 
 class UsageError(CallerError, ValueError):

@@ -11,6 +11,7 @@ from typing import Literal
 
 from .errors import UsageError
 from .model import ReasoningKind
+from .tags import IM_START, THINK_CLOSE, THINK_OPEN
 
 __all__ = ["DIALECTS", "DialectProfile", "get_profile"]
 
@@ -89,7 +90,7 @@ DIALECTS: dict[str, DialectProfile] = {
             reasoning="none",
             tools_block="hermes",
             bos=True,
-            generation_prompt="<|im_start|>assistant\n",
+            generation_prompt=f"{IM_START}assistant\n",
             tools_none="error",
             calls_turn="key",
             missing_arguments="stray-comma",
@@ -105,7 +106,7 @@ DIALECTS: dict[str, DialectProfile] = {
             reasoning="none",
             tools_block="hermes",
             bos=True,
-            generation_prompt="<|im_start|>assistant\n",
+            generation_prompt=f"{IM_START}assistant\n",
             tools_none="empty-block",
             tools_turn_suffix="",
             calls_turn="key",
@@ -122,8 +123,8 @@ DIALECTS: dict[str, DialectProfile] = {
             reasoning="qwen3",
             tools_block="qwen",
             bos=False,
-            generation_prompt="<|im_start|>assistant\n",
-            generation_prompt_no_thinking="<|im_start|>assistant\n<think>\n\n</think>\n\n",
+            generation_prompt=f"{IM_START}assistant\n",
+            generation_prompt_no_thinking=f"{IM_START}assistant\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n",
         ),
         DialectProfile(
             name="qwen2.5",
@@ -136,7 +137,7 @@ DIALECTS: dict[str, DialectProfile] = {
             reasoning="none",
             tools_block="qwen",
             bos=False,
-            generation_prompt="<|im_start|>assistant\n",
+            generation_prompt=f"{IM_START}assistant\n",
             default_system="You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
             default_system_with_tools="You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
         ),
@@ -151,7 +152,7 @@ DIALECTS: dict[str, DialectProfile] = {
             reasoning="qwq",
             tools_block="qwen",
             bos=False,
-            generation_prompt="<|im_start|>assistant\n<think>\n",
+            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
             default_system_with_tools="",
         ),
         DialectProfile(
@@ -165,7 +166,7 @@ DIALECTS: dict[str, DialectProfile] = {
             reasoning="every-turn",
             tools_block="omp",
             bos=False,
-            generation_prompt="<|im_start|>assistant\n",
+            generation_prompt=f"{IM_START}assistant\n",
             missing_arguments="empty-object",
         ),
     )

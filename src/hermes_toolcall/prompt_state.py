@@ -15,6 +15,7 @@ from functools import lru_cache
 from .errors import UsageError
 from .model import Reasoning, ReasoningKind
 from .profiles import DialectProfile, get_profile
+from .tags import IM_START
 
 __all__ = ["GenerationPromptState", "generation_prompt_state", "start_reasoning_kind"]
 
@@ -39,7 +40,7 @@ class GenerationPromptState:
 
 
 def _open_kind(prompt: str, profile: DialectProfile) -> ReasoningKind | None:
-    start = prompt.rfind("<|im_start|>")
+    start = prompt.rfind(IM_START)
     return _open_kind_of_tail(prompt[start:] if start >= 0 else prompt, profile)
 
 
@@ -51,7 +52,7 @@ def _open_kind_of_tail(prompt: str, profile: DialectProfile) -> ReasoningKind | 
     from .parse import parse_completion_with, parse_transcript_with
 
     options = ParseOptions.make(dialect=profile, starts_in_reasoning=False, ids=sequential_ids())
-    if prompt.startswith("<|im_start|>"):
+    if prompt.startswith(IM_START):
         turns = parse_transcript_with(prompt, options).turns
         if not turns or turns[-1].role != "assistant" or turns[-1].end is not None:
             return None

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .model import ToolsBlock, Transcript
+from .tags import IM_END, IM_START, TOOLS_OPEN
 
 __all__ = ["original_description", "transcript_to_request"]
 
@@ -66,7 +67,7 @@ def _catalogue(
     from .profiles import get_profile
     from .render.system import render_system_prompt
 
-    turn = "<|im_start|>system\n" + content + "<|im_end|>"
+    turn = f"{IM_START}system\n" + content + IM_END
     splits = [None] + [content[:i] for i in range(len(content)) if content.startswith("\n\n", i)]
     for dialect in dialects:
         listed = _undo(tools) if get_profile(dialect).tools_block == "hermes" else tools
@@ -111,7 +112,7 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
         return {"messages": messages, "tools": tools}
     for k, m in enumerate(messages):
         content = m.get("content")
-        if m.get("role") in ("system", "developer") and isinstance(content, str) and "<tools>" in content:
+        if m.get("role") in ("system", "developer") and isinstance(content, str) and TOOLS_OPEN in content:
             match = _catalogue(content, tools, dialects)
             if match is None:
                 break

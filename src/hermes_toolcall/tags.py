@@ -26,6 +26,10 @@ __all__ = [
     "REASONING_KINDS",
     "RESP_CLOSE",
     "RESP_OPEN",
+    "SCRATCH_CLOSE",
+    "SCRATCH_OPEN",
+    "THINK_CLOSE",
+    "THINK_OPEN",
     "TOOLS_CLOSE",
     "TOOLS_OPEN",
     "assistant_markers",
@@ -49,8 +53,10 @@ TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
 
 # reasoning, per kind, in the canonical order of the kinds
 REASONING_KINDS: tuple[ReasoningKind, ...] = ("think", "scratch_pad")
-OPEN: dict[ReasoningKind, str] = {"think": "<think>", "scratch_pad": "<scratch_pad>"}
-CLOSE: dict[ReasoningKind, str] = {"think": "</think>", "scratch_pad": "</scratch_pad>"}
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+SCRATCH_OPEN, SCRATCH_CLOSE = "<scratch_pad>", "</scratch_pad>"
+OPEN: dict[ReasoningKind, str] = {"think": THINK_OPEN, "scratch_pad": SCRATCH_OPEN}
+CLOSE: dict[ReasoningKind, str] = {"think": THINK_CLOSE, "scratch_pad": SCRATCH_CLOSE}
 
 
 def canonical_kinds(kinds: Iterable[ReasoningKind]) -> tuple[ReasoningKind, ...]:

@@ -1,19 +1,21 @@
 """Adapters for our two engines: the Lark grammar (whole text) and the streaming state machine.
 
 Both return the OpenAI view of the parse (``Completion.to_openai()`` / ``Transcript.to_openai_messages()``)
-plus the diagnostic codes, with deterministic call ids. The engines are imported when first used.
+plus the diagnostic codes, with deterministic call ids. The engines are the package's own modules,
+imported plainly.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConformanceError, HermesError, ParseError, StreamError
+from ..errors import HermesError, ParseError, StreamError
 from ..ids import sequential_ids
 from ..model import Completion, Transcript
+from ..parse import parse_completion, parse_transcript
+from ..statemachine import StreamParser
 from .adapter import CallOut, MessageOut, Outcome, Request
 
 __all__ = [
@@ -24,14 +26,6 @@ __all__ = [
     "machine_parse",
     "outcome_of",
 ]
-
-
-def _function(module: str, name: str) -> Callable[..., Any]:
-    try:
-        fn: Callable[..., Any] = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise ConformanceError(f"{module}.{name} is not available: {exc}") from exc
-    return fn
 
 
 def grammar_parse(text: str, *, level: str = "completion", **options: Any) -> Completion | Transcript:
@@ -48,13 +42,12 @@ def grammar_parse(text: str, *, level: str = "completion", **options: Any) -> Co
 
     Raises:
         ParseError: strict mode found errors.
-        ConformanceError: the engine is not installed.
 
     >>> grammar_parse("hi").parts[0].text
     'hi'
     """
     options.setdefault("ids", sequential_ids())
-    fn = _function("hermes_toolcall.parse", "parse_transcript" if level == "transcript" else "parse_completion")
+    fn = parse_transcript if level == "transcript" else parse_completion
     result: Completion | Transcript = fn(text, **options)
     return result
 
@@ -72,13 +65,12 @@ def machine_parse(chunks: Sequence[str], *, level: str = "completion", **options
 
     Raises:
         StreamError: strict mode found errors.
-        ConformanceError: the engine is not installed.
 
     >>> machine_parse(["h", "i"]).parts[0].text
     'hi'
     """
     options.setdefault("ids", sequential_ids())
-    parser = _function("hermes_toolcall.statemachine", "StreamParser")(level=level, **options)
+    parser = StreamParser(level="transcript" if level == "transcript" else "completion", **options)
     for chunk in chunks:
         parser.feed(chunk)
     parser.close()

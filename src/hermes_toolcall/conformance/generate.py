@@ -10,22 +10,37 @@ from __future__ import annotations
 import itertools
 import random
 
+from ..tags import (
+    CALL_CLOSE,
+    CALL_OPEN,
+    IM_END,
+    IM_START,
+    RESP_CLOSE,
+    RESP_OPEN,
+    SCRATCH_CLOSE,
+    SCRATCH_OPEN,
+    THINK_CLOSE,
+    THINK_OPEN,
+    TOOLS_CLOSE,
+    TOOLS_OPEN,
+)
+
 __all__ = ["FRAGMENTS", "MARKERS", "VALID_CALLS", "random_chunking", "random_text"]
 
 #: Every marker of the format (docs/parsing.md §1).
 MARKERS: tuple[str, ...] = (
-    "<|im_start|>",
-    "<|im_end|>",
-    "<tool_call>",
-    "</tool_call>",
-    "<think>",
-    "</think>",
-    "<scratch_pad>",
-    "</scratch_pad>",
-    "<tool_response>",
-    "</tool_response>",
-    "<tools>",
-    "</tools>",
+    IM_START,
+    IM_END,
+    CALL_OPEN,
+    CALL_CLOSE,
+    THINK_OPEN,
+    THINK_CLOSE,
+    SCRATCH_OPEN,
+    SCRATCH_CLOSE,
+    RESP_OPEN,
+    RESP_CLOSE,
+    TOOLS_OPEN,
+    TOOLS_CLOSE,
 )
 
 #: Complete, valid call blocks in the dialects' styles (spaced, compact, newline-wrapped).
@@ -43,10 +58,10 @@ VALID_CALLS: tuple[str, ...] = (
 FRAGMENTS: tuple[str, ...] = (
     *MARKERS,
     *(m[:k] for m in MARKERS for k in (1, 2, len(m) - 1)),  # partial markers
-    "<|im_start|>assistant\n",
-    "<|im_start|>user\n",
-    "<|im_start|>tool\n",
-    "<|im_start|>system\n",
+    f"{IM_START}assistant\n",
+    f"{IM_START}user\n",
+    f"{IM_START}tool\n",
+    f"{IM_START}system\n",
     "\n",
     " ",
     "\t",

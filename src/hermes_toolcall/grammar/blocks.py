@@ -2,7 +2,9 @@
 
 ``BlockReader`` holds what block reading needs (the source, the options, line:column spans, the
 diagnostics, the call ordinal, how far the input was read) and turns one block token into parts and
-diagnostics, including the size cut of §5.4 (it returns the cut offset; the caller resumes there).
+diagnostics. It finds the block's extent (closer, end of input, or the size cut of §5.4: it returns
+the cut offset and the caller resumes there); what the finished block means is decided by the
+block rules both engines share (``_blockrules``).
 """
 
 from __future__ import annotations
@@ -10,20 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import diagnostics
-from ..body import decode_call_body, decode_tools_block, response_content, response_name
-from ..construct import new_reasoning, new_tool_call, new_tool_response
+from .. import _blockrules, diagnostics
+from ..construct import new_reasoning
 from ..diagnostics import message
-from ..ids import sub_id
-from ..model import (
-    Diagnostic,
-    InvalidToolCall,
-    Part,
-    ReasoningKind,
-    Span,
-    ToolResponse,
-    ToolsBlock,
-)
+from ..model import Diagnostic, Part, ReasoningKind, Span, ToolCall
 from ..options import ParseOptions
 from ..positions import LineIndex
 from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, OPEN, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE, TOOLS_OPEN
@@ -99,106 +91,75 @@ class BlockReader:
         if not closed:  # after the HT124s, as a stream finds them (they tie at 0 when the prompt opened it)
             self.diag("HT111", message("HT111", kind=kind), s, e)
 
+    def extent(self, b: int, inner_end: int, e: int) -> tuple[int, int, bool]:
+        """A block's inner end and end once the size bound (§5.4) is applied, and whether it cut.
+
+        ``b`` is where the inner text starts; a cut block ends ``max_block_chars`` after it.
+        """
+        cut = b + self.opts.max_block_chars
+        if inner_end > cut:
+            self.reach = cut
+            return cut, cut, True
+        return inner_end, e, False
+
     def call_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
         """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""
-        src = self.src
         b = s + _CALL_OPEN
         closed = typ == "CALL_DONE"
-        inner_end = e - _CALL_CLOSE if closed else e
-        block_id = self.next_id()
-        limit = self.opts.max_block_chars
-        if inner_end - b > limit:
-            cut = b + limit
-            text = message("HT114", tag="tool_call", limit=limit)
-            body.parts.append(
-                InvalidToolCall(
-                    id=block_id, raw=src[s:cut], span=self.span(s, cut), code="HT114", message=text, closed=False
-                )
-            )
-            self.diag("HT114", text, s, cut)
-            self.reach = cut
-            return cut
-        end = e
-        raw = src[s:end]
-        span = self.span(s, end)
-        decoded = decode_call_body(src[b:inner_end], strict=self.opts.strict, closed=closed)
-        for issue in decoded.issues:
-            self.diag(issue.code, issue.message, b + issue.start, b + issue.end, issue.hint)
-        if not decoded.calls:
-            text = decoded.issues[-1].message if decoded.issues else message("no-call")
-            code = decoded.failure or "HT103"
-            body.parts.append(
-                InvalidToolCall(
-                    id=block_id, raw=raw, span=span, code=code, message=text, name=decoded.name, closed=closed
-                )
-            )
-            return None
-        if not closed:
-            text = message("HT101")
-            self.diag("HT101", text, s, end)
-            if self.opts.strict:
-                body.parts.append(
-                    InvalidToolCall(
-                        id=block_id,
-                        raw=raw,
-                        span=span,
-                        code="HT101",
-                        message=text,
-                        name=decoded.calls[0].name,
-                        closed=False,
-                    )
-                )
-                return None
-        for k, call in enumerate(decoded.calls):
-            body.parts.append(
-                new_tool_call(
-                    body.calls, sub_id(block_id, k), call.name, call.arguments, call.arguments_json, raw, span, closed
-                )
-            )
-            body.calls += 1
-        return None
+        inner_end, e, cut = self.extent(b, e - _CALL_CLOSE if closed else e, e)
+        opts, src = self.opts, self.src
+        parts, diags = _blockrules.call_block(
+            block_id=self.next_id(),
+            inner=src[b:inner_end],
+            inner_start=b,
+            raw=src[s:e],
+            span=self.span(s, e),
+            closed=closed and not cut,
+            cut=cut,
+            strict=opts.strict,
+            limit=opts.max_block_chars,
+            first_index=body.calls,
+            span_of=self.span,
+        )
+        body.parts += parts
+        if type(parts[0]) is ToolCall:  # valid calls, all of them, or one InvalidToolCall
+            body.calls += len(parts)
+        self.diags += diags
+        return e if cut else None
 
     def response_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
         """One ``<tool_response>`` block token; returns the cut offset when it was cut."""
-        src = self.src
         b = s + _RESP_OPEN
         closed = typ == "RESP_DONE"
-        inner_end = e - _RESP_CLOSE if closed else e
-        limit = self.opts.max_block_chars
-        if inner_end - b > limit:
-            cut = b + limit
-            kept = src[b:cut]
-            body.parts.append(
-                ToolResponse(content=kept, raw=src[s:cut], span=self.span(s, cut), name=None, closed=False)
-            )
-            self.diag("HT114", message("HT114", tag="tool_response", limit=limit), s, cut)
-            self.reach = cut
-            return cut
-        end = e
-        content = response_content(src[b:inner_end])
-        body.parts.append(new_tool_response(content, src[s:end], self.span(s, end), response_name(content), closed))
-        if not closed:
-            self.diag("HT112", message("HT112"), s, end)
-        return None
+        inner_end, e, cut = self.extent(b, e - _RESP_CLOSE if closed else e, e)
+        src = self.src
+        part, diags = _blockrules.response_block(
+            inner=src[b:inner_end],
+            raw=src[s:e],
+            span=self.span(s, e),
+            closed=closed and not cut,
+            cut=cut,
+            strict=self.opts.strict,
+            limit=self.opts.max_block_chars,
+        )
+        body.parts.append(part)
+        self.diags += diags
+        return e if cut else None
 
     def tools_block(self, body: Body, s: int, e: int) -> int | None:
         """One ``<tools>`` block token (closer included when present); returns the cut offset if cut."""
         src = self.src
         b = s + _TOOLS_OPEN
         closed = e - b >= _TOOLS_CLOSE and src.startswith(TOOLS_CLOSE, e - _TOOLS_CLOSE)
-        inner_end = e - _TOOLS_CLOSE if closed else e
-        limit = self.opts.max_block_chars
-        if inner_end - b > limit:
-            cut = b + limit
-            kept = src[b:cut]
-            body.parts.append(
-                ToolsBlock(text=kept, tools=decode_tools_block(kept), span=self.span(s, cut), closed=False)
-            )
-            self.diag("HT114", message("HT114", tag="tools", limit=limit), s, cut)
-            self.reach = cut
-            return cut
-        inner = src[b:inner_end]
-        body.parts.append(ToolsBlock(text=inner, tools=decode_tools_block(inner), span=self.span(s, e), closed=closed))
-        if not closed:
-            self.diag("HT113", message("HT113"), s, e)
-        return None
+        inner_end, e, cut = self.extent(b, e - _TOOLS_CLOSE if closed else e, e)
+        part, diags = _blockrules.tools_block(
+            inner=src[b:inner_end],
+            span=self.span(s, e),
+            closed=closed and not cut,
+            cut=cut,
+            strict=self.opts.strict,
+            limit=self.opts.max_block_chars,
+        )
+        body.parts.append(part)
+        self.diags += diags
+        return e if cut else None

@@ -25,15 +25,12 @@ import re
 from collections.abc import Sequence
 from functools import cache
 
+from ..errors import DriverError
 from . import tables
 
 __all__ = ["Driver", "DriverError"]
 
 Tok = tuple[str, int, int]
-
-
-class DriverError(Exception):
-    """The table rejected the input (the grammar is total: a bug)."""
 
 
 @cache

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import HermesError
+from ..errors import TableGenError
 from ..tags import REASONING_KINDS
 from .parser import GRAMMAR, START_RULES, Variant, lark_parser
 
@@ -42,10 +42,6 @@ __all__ = ["TABLES_PATH", "TableGenError", "VariantKey", "generate", "grammar_sh
 
 TABLES_PATH = Path(__file__).with_name("tables.py")
 VariantKey = tuple[tuple[str, ...], bool, bool]
-
-
-class TableGenError(HermesError):
-    """Lark's serialised parser is not in the form this generator reads (an internal, build-time error)."""
 
 
 def grammar_sha256() -> str:

@@ -9,6 +9,7 @@ from ..errors import DecodeError, RenderError
 from ..jsonio import dumps_compact, loads
 from ..model import FunctionCall
 from ..profiles import DialectProfile, get_profile
+from ..tags import CALL_CLOSE, CALL_OPEN
 from .fastjson import spaced
 from .values import MISSING, call_function, crash, get, jinja_str
 
@@ -82,7 +83,7 @@ def render_tool_call(call: Mapping[str, Any] | FunctionCall, *, dialect: str | D
     '<tool_call>\\n{"name":"read","arguments":{"path":"a.ts"}}\\n</tool_call>'
     """
     profile = get_profile(dialect)
-    block = "<tool_call>\n" + call_json(call, dialect=profile) + "\n</tool_call>"
+    block = f"{CALL_OPEN}\n" + call_json(call, dialect=profile) + f"\n{CALL_CLOSE}"
     if not allow_injection:
         from .roundtrip import verify_call_block  # local import: roundtrip imports the parser
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..profiles import DialectProfile
+from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN, THINK_CLOSE, THINK_OPEN
 from .injection import check_reasoning, check_text
 from .results import content_text
 from .roundtrip import Recorder, verify
@@ -54,18 +55,18 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
-            append("<|im_start|>" + role + "\n" + content + "<|im_end|>\n")
+            append(IM_START + role + "\n" + content + f"{IM_END}\n")
             n += 2
         elif role == "assistant":
-            append("<|im_start|>assistant")
+            append(f"{IM_START}assistant")
             calls = _calls(ctx, m, i, len(out) - 1)
             for call in calls:
                 append("\n" + call)
-            append("<|im_end|>\n")
+            append(f"{IM_END}\n")
             n += 2 + 2 * len(calls)
         elif role == "tool":
             if i > 0 and msgs[i - 1] and roles[i - 1] != "tool":
-                append("<|im_start|>tool\n")
+                append(f"{IM_START}tool\n")
                 n += 1
             elif i == 0 or not msgs[i - 1]:
                 ctx.suspect = True  # the template opens no turn for this result: it lands outside any turn
@@ -74,10 +75,10 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
             if i != last:
                 append("\n")
                 if roles[i + 1] != "tool":
-                    append("<|im_end|>")
+                    append(IM_END)
                     n += 1
             else:
-                append("<|im_end|>")
+                append(IM_END)
                 n += 1
     return out, n
 
@@ -93,7 +94,7 @@ def _last_query(msgs: list[dict[str, Any]], template: str) -> int:
             if not isinstance(content, str):
                 raise crash(template, "user content is not a string (the template calls .startswith on it)",
                             index=i, error="UndefinedError" if content is MISSING else "TypeError")
-            if not (content.startswith("<tool_response>") and content.endswith("</tool_response>")):
+            if not (content.startswith(RESP_OPEN) and content.endswith(RESP_CLOSE)):
                 return i
     return len(msgs) - 1
 
@@ -103,18 +104,19 @@ def _qwen3_assistant(ctx: _Ctx, m: Mapping[str, Any], i: int, last_query: int) -
     reasoning = reasoning_of(m)
     if reasoning is MISSING:
         reasoning = ""
-        if "</think>" in content:
-            pieces = content.split("</think>")
+        if THINK_CLOSE in content:
+            pieces = content.split(THINK_CLOSE)
             content = pieces[-1].lstrip("\n")
-            reasoning = pieces[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
+            reasoning = pieces[0].rstrip("\n").split(THINK_OPEN)[-1].lstrip("\n")
     elif not isinstance(reasoning, str):
         raise crash(ctx.template, "reasoning is not a string", index=i, error="TypeError")
     if i > last_query and (i == len(ctx.messages) - 1 or reasoning):
         inner = reasoning.strip("\n")
         if ctx.guard:
-            check_reasoning(inner, closer="</think>", index=i, shift=len(reasoning) - len(reasoning.lstrip("\n")))
-        return "<|im_start|>assistant\n<think>\n" + inner + "\n</think>\n\n" + content.lstrip("\n"), content, 3
-    return "<|im_start|>assistant\n" + content, content, 1
+            check_reasoning(inner, closer=THINK_CLOSE, index=i, shift=len(reasoning) - len(reasoning.lstrip("\n")))
+        head = f"{IM_START}assistant\n{THINK_OPEN}\n"
+        return head + inner + f"\n{THINK_CLOSE}\n\n" + content.lstrip("\n"), content, 3
+    return f"{IM_START}assistant\n" + content, content, 1
 
 
 def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any) -> tuple[list[str], int]:
@@ -146,7 +148,7 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
         out.append(_plain(ctx, "system", first, 0))
         n = 2
     elif p.default_system is not None:
-        out.append("<|im_start|>system\n" + p.default_system + "<|im_end|>\n")
+        out.append(f"{IM_START}system\n" + p.default_system + f"{IM_END}\n")
         n = 2
     last_query = _last_query(msgs, ctx.template) if p.reasoning == "qwen3" else -1
     last = len(msgs) - 1
@@ -161,7 +163,7 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
-            append("<|im_start|>" + role + "\n" + content + "<|im_end|>\n")
+            append(IM_START + role + "\n" + content + f"{IM_END}\n")
             n += 2
         elif role == "assistant":
             n += 1
@@ -176,17 +178,17 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                 if qwq and i != last:
                     if type(content) is not str:
                         content = require_str(content, ctx.template, "assistant content", i)
-                    if "</think>" in content:
-                        content = content.split("</think>")[-1]
+                    if THINK_CLOSE in content:
+                        content = content.split(THINK_CLOSE)[-1]
                     content = content.lstrip("\n")
                 if not has_calls:
                     if type(content) is not str:
                         content = require_str(content, ctx.template, "assistant content", i)
-                    append("<|im_start|>assistant\n" + content + "<|im_end|>\n")
+                    append(f"{IM_START}assistant\n" + content + f"{IM_END}\n")
                     n += 1
                     continue
                 original = m.get("content", MISSING)
-                append("<|im_start|>assistant")
+                append(f"{IM_START}assistant")
                 n += 1
                 if original is not MISSING and original:
                     append("\n" + (content if type(content) is str else
@@ -197,20 +199,20 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                 for k, call in enumerate(calls):
                     append("\n" + call if (k > 0 or sep) else call)
                 n += 2 * len(calls)
-            append("<|im_end|>\n")
+            append(f"{IM_END}\n")
         elif role == "tool":
             if i == 0 or roles[i - 1] != "tool":
-                append("<|im_start|>user")
+                append(f"{IM_START}user")
                 n += 1
             content = m.get("content")
             if type(content) is str and rec is None and not (
                     guard and ("<" in content or "\\" in content or content.count('"') % 2)):
-                append("\n<tool_response>\n" + content + "\n</tool_response>")  # the common case of _result
+                append(f"\n{RESP_OPEN}\n" + content + f"\n{RESP_CLOSE}")  # the common case of _result
             else:
                 append("\n" + _result(ctx, m, i, len(out)))
             n += 2
             if i == last or roles[i + 1] != "tool":
-                append("<|im_end|>\n")
+                append(f"{IM_END}\n")
                 n += 1
     return out, n
 
@@ -221,12 +223,12 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
 def _unwrap(text: str) -> str:
     """omp's unwrap: balanced ``<think>…</think>`` segments trimmed, unwrapped and joined by ``\\n``."""
     body = text.strip(" \t\n\r\f\v")
-    if not body.startswith("<think>"):
+    if not body.startswith(THINK_OPEN):
         return text
     segments: list[str] = []
     pos = 0
     while pos < len(body):
-        if not body.startswith("<think>", pos):
+        if not body.startswith(THINK_OPEN, pos):
             if body[pos] in " \t\n\r\f\v":
                 pos += 1
                 continue
@@ -234,12 +236,12 @@ def _unwrap(text: str) -> str:
         depth = 0
         j = pos
         while j < len(body):
-            if body.startswith("<think>", j):
+            if body.startswith(THINK_OPEN, j):
                 depth += 1
-                j += 7
-            elif body.startswith("</think>", j):
+                j += len(THINK_OPEN)
+            elif body.startswith(THINK_CLOSE, j):
                 depth -= 1
-                j += 8
+                j += len(THINK_CLOSE)
                 if depth == 0:
                     break
             else:
@@ -270,9 +272,9 @@ def render_thinking(text: str, *, allow_injection: bool = False) -> str:
     inner = _unwrap(text)
     if not allow_injection:
         check_text(text, where="reasoning_content", index=None)
-        if "</think>" in inner:
-            check_reasoning(text, closer="</think>", index=None)
-    return "<think>\n" + inner + "\n</think>"
+        if THINK_CLOSE in inner:
+            check_reasoning(text, closer=THINK_CLOSE, index=None)
+    return f"{THINK_OPEN}\n" + inner + f"\n{THINK_CLOSE}"
 
 
 def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], int]:
@@ -306,7 +308,7 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
                     rec.starts.append((len(out), i))  # inside the same piece: located by field search
                 blocks.append(_result(ctx, msgs[i], i, len(out)))
                 i += 1
-            out.append("<|im_start|>tool\n" + "\n".join(blocks) + "<|im_end|>\n")
+            out.append(f"{IM_START}tool\n" + "\n".join(blocks) + f"{IM_END}\n")
             n += 2 + 2 * len(blocks)
             continue
         if role == "assistant":
@@ -315,14 +317,14 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
             if rendered:
                 n += 2
                 if ctx.guard:
-                    check_reasoning(rendered[8:-9], closer="</think>", index=i)
+                    check_reasoning(rendered[len(THINK_OPEN) + 1 : -len(THINK_CLOSE) - 1], closer=THINK_CLOSE, index=i)
             calls = _calls(ctx, m, i, len(out))
             n += 2 * len(calls)
             body = rendered + content_text(m.get("content")) + "\n".join(calls)
         else:
             body = content_text(m.get("content"))
             role = "system" if role == "developer" else jinja_str(role)
-        out.append("<|im_start|>" + role + "\n" + body + "<|im_end|>\n")
+        out.append(IM_START + role + "\n" + body + f"{IM_END}\n")
         n += 2
         i += 1
     return out, n

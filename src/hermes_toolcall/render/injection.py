@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import RenderError
 from ..jsonio import dumps_compact
 from ..model import FunctionCall
+from ..tags import TOOLS_CLOSE
 
 __all__ = ["block_end", "check_block", "check_control_tokens", "check_reasoning", "check_text"]
 
@@ -90,7 +91,7 @@ def check_control_tokens(messages: Sequence[Mapping[str, Any]], tools: Sequence[
             if match:
                 raise _refuse(f"control token {match.group()!r}", f"tool {i}", None, match.start(), f"tools[{i}]")
         dumped = dumps_compact(tool)
-        pos = dumped.find("</tools>")
+        pos = dumped.find(TOOLS_CLOSE)
         if pos >= 0:  # the catalogue block ends at the first </tools>, string or not (docs/parsing.md §7)
             raise _refuse("'</tools>' inside a tool definition", f"tool {i}", None, pos, f"tools[{i}]")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..tags import RESP_CLOSE, RESP_OPEN
 from .values import jinja_str
 
 __all__ = ["content_text", "render_tool_response", "render_tool_responses"]
@@ -60,9 +61,9 @@ def render_tool_response(content: Any, *, allow_injection: bool = False) -> str:
         from .injection import check_block, check_text
 
         check_text(text, where="content", index=None)
-        check_block("\n" + text + "\n", closer="</tool_response>", opener="<tool_response>", where="content",
+        check_block("\n" + text + "\n", closer=RESP_CLOSE, opener=RESP_OPEN, where="content",
                     index=None)
-    return "<tool_response>\n" + text + "\n</tool_response>"
+    return f"{RESP_OPEN}\n" + text + f"\n{RESP_CLOSE}"
 
 
 def render_tool_responses(contents: Iterable[Any], *, allow_injection: bool = False) -> str:

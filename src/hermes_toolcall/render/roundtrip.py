@@ -23,6 +23,7 @@ from ..ids import sequential_ids
 from ..jsonio import dumps_compact, dumps_spaced, loads
 from ..model import InvalidToolCall, Text, ToolCall, ToolResponse, ToolsBlock, Transcript
 from ..profiles import DialectProfile
+from ..tags import IM_START
 from .results import content_text
 from .values import MISSING, call_function, get, jinja_str, reasoning_of
 
@@ -109,7 +110,7 @@ def _divergence(text: str, pieces: Sequence[str], rec: Recorder, bos: str,
     offsets = [0]
     for piece in pieces:
         offsets.append(offsets[-1] + len(piece))
-    headers = [k for k, piece in enumerate(pieces) if piece.startswith("<|im_start|>")]
+    headers = [k for k, piece in enumerate(pieces) if piece.startswith(IM_START)]
     expected: list[tuple[int, str, list[tuple[Item, tuple[int | None, str]]]]] = []
     for j, k in enumerate(headers):
         stop = headers[j + 1] if j + 1 < len(headers) else len(pieces)

@@ -18,10 +18,11 @@ from typing import Any
 from ..errors import DecodeError, RenderError, UsageError
 from ..jsonio import loads
 from ..model import FunctionCall
+from ..tags import IM_END, IM_START
 
 __all__ = ["check_bos", "check_special_tokens", "load_special_tokens", "special_tokens_from"]
 
-_CONTROL = ("<|im_start|>", "<|im_end|>")
+_CONTROL = (IM_START, IM_END)
 _NAMED = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import DecodeError, RenderError
 from ..jsonio import dumps_compact, dumps_fast, loads
 from ..profiles import DialectProfile
+from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE
 from .calls import call_json
 from .fastjson import spaced
 from .injection import check_block, check_control_tokens
@@ -110,7 +111,7 @@ def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> list[str]
                 else:
                     text = ""
                 if text:
-                    out.append("<tool_call>\n" + text + "\n</tool_call>")
+                    out.append(f"{CALL_OPEN}\n" + text + f"\n{CALL_CLOSE}")
                     continue
         text = call_json(call, dialect=ctx.profile, index=index)
         if guard and not ctx.suspect:
@@ -123,7 +124,7 @@ def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> list[str]
                 ctx.suspect = not _json_object_text(args)
             elif args is not MISSING and (not isinstance(args, Mapping) or "NaN" in text or "Infinity" in text):
                 ctx.suspect = True
-        out.append("<tool_call>\n" + text + "\n</tool_call>")
+        out.append(f"{CALL_OPEN}\n" + text + f"\n{CALL_CLOSE}")
     return out
 
 
@@ -139,18 +140,18 @@ def _result(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> str:
     if type(content) is not str:
         content = content_text(content) if ctx.profile.tools_block == "omp" else jinja_str(content)
     if ctx.guard and ("<" in content or "\\" in content or content.count('"') % 2):
-        check_block("\n" + content + "\n", closer="</tool_response>", opener="<tool_response>",
+        check_block("\n" + content + "\n", closer=RESP_CLOSE, opener=RESP_OPEN,
                     where="tool result", index=index, field="content")
     if ctx.rec is not None:
         ctx.rec.items.append((piece, ("result", content), (index, "content")))
-    return "<tool_response>\n" + content + "\n</tool_response>"
+    return f"{RESP_OPEN}\n" + content + f"\n{RESP_CLOSE}"
 
 
 def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
     content = m.get("content", MISSING)
     if type(content) is not str:
         content = require_str(content, ctx.template, f"{role} content", index)
-    return "<|im_start|>" + role + "\n" + content + "<|im_end|>\n"
+    return IM_START + role + "\n" + content + f"{IM_END}\n"
 
 
 _PROMPTS: dict[tuple[DialectProfile, str | None, str], tuple[str, int]] = {}
@@ -197,7 +198,7 @@ def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str
             check_control_tokens((), tools)
         prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
         return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
-    if ctx.guard and ("<|im_" in key_json or "</tools>" in key_json):
+    if ctx.guard and ("<|im_" in key_json or TOOLS_CLOSE in key_json):
         check_control_tokens((), tools)  # raises with the tool index and offset
     if "null" in key_json:  # orjson writes NaN/Infinity as null too: the key would be ambiguous
         prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)

@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from ..conformance.engines import _function, grammar_parse
+from ..conformance.engines import grammar_parse
 from ..errors import HermesError, ParseError, StreamError, UsageError
 from ..ids import sequential_ids
 from ..model import Completion, Diagnostic, Span, ToolCall, Transcript, Turn
+from ..statemachine import StreamParser
 from .invariants import check_events, check_openai_chunks
 
 __all__ = [
@@ -72,7 +73,7 @@ def _parser(factory_or_options: Callable[[], Any] | Mapping[str, Any]) -> Any:
         return factory_or_options()
     options = dict(factory_or_options)
     options.setdefault("ids", sequential_ids())
-    return _function("hermes_toolcall.statemachine", "StreamParser")(**options)
+    return StreamParser(**options)
 
 
 def feed_in_chunks(

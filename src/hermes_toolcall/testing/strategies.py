@@ -24,6 +24,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .. import jsonio
 from ..conformance.generate import FRAGMENTS, MARKERS, VALID_CALLS
 from ..profiles import get_profile
+from ..tags import CALL_CLOSE, CALL_OPEN, IM_END
 
 __all__ = [
     "CompletionCase",
@@ -67,7 +68,7 @@ def _strings() -> SearchStrategy[str]:
     # Argument strings: anything, markers and control-looking text included (JSON escapes them or not).
     return st.one_of(
         st.text(max_size=20),
-        st.sampled_from(["</tool_call>", "<tool_call>", "what's", 'say "hi"', "C:\\", "{", "}", "北京", "😀", ""]),
+        st.sampled_from([CALL_CLOSE, CALL_OPEN, "what's", 'say "hi"', "C:\\", "{", "}", "北京", "😀", ""]),
     )
 
 
@@ -211,13 +212,13 @@ def completion_cases(draw: Callable[..., Any], dialect: str = "hermes") -> Compl
         name, args = draw(tool_names()), draw(arguments())
         body = dumps({"name": name, "arguments": args})
         if draw(st.booleans()):
-            pieces.append(f"<tool_call>\n{body}\n</tool_call>")
+            pieces.append(f"{CALL_OPEN}\n{body}\n{CALL_CLOSE}")
         else:
-            pieces.append(f"<tool_call>{body}</tool_call>")
+            pieces.append(f"{CALL_OPEN}{body}{CALL_CLOSE}")
         pieces.append(draw(st.sampled_from(["", "\n", " ", "\n\n"])) if draw(st.booleans()) else draw(plain_texts()))
         calls.append((name, args))
     if draw(st.booleans()):
-        pieces.append("<|im_end|>")
+        pieces.append(IM_END)
     return CompletionCase(text="".join(pieces), calls=tuple(calls))
 
 
@@ -296,7 +297,7 @@ def nasty_calls(draw: Callable[..., Any]) -> str:
         body = f'{{"name": "f", "arguments": {{"v": 1}}, "arguments": {{"v": {value}}}}}'
     elif shape == "python":
         body = body.replace('"', "'").replace("NaN", "float('nan')")
-    text = f"<tool_call>\n{body}\n</tool_call>"
+    text = f"{CALL_OPEN}\n{body}\n{CALL_CLOSE}"
     if shape == "crlf":
         text = text.replace("\n", "\r\n")
     elif shape == "bom":
@@ -327,7 +328,7 @@ def adversarial_texts(*, max_pieces: int = 10) -> SearchStrategy[str]:
         completions().flatmap(truncations),
         completions().flatmap(mutations),
         st.tuples(
-            st.lists(piece, max_size=2).map("".join), nasty_calls(), st.sampled_from(["", "Done.", " <|im_end|>"])
+            st.lists(piece, max_size=2).map("".join), nasty_calls(), st.sampled_from(["", "Done.", f" {IM_END}"])
         ).map("".join),
     )
 

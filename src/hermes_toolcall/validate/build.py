@@ -19,6 +19,7 @@ from ..model import (
     ToolsBlock,
     Transcript,
 )
+from ..tags import CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, THINK_OPEN
 from .engines import parse_completion, parse_transcript
 from .locate import JsonPath
 from .view import Piece, Source, VCall, VMessage, VReasoning, VResult, Where, value_where
@@ -27,8 +28,8 @@ __all__ = ["Conversation", "Finding", "finding", "from_completion", "from_openai
 
 Finding = tuple[Diagnostic, Where]
 
-_CALL_OPEN = len("<tool_call>")
-_OPENERS = {"think": "<think>", "scratch_pad": "<scratch_pad>"}
+_CALL_OPEN = len(CALL_OPEN)
+_OPENERS = {"think": THINK_OPEN, "scratch_pad": SCRATCH_OPEN}
 _SHAREGPT_ROLES = {
     "system": "system",
     "human": "user",
@@ -269,7 +270,7 @@ def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -
         role = msg["role"]
         texts = _text_of(msg.get("content"), (*mpath, "content"), bad)
         wire = role == "assistant" and any("<" in t for t, _ in texts)
-        wire = wire or (role == "user" and any("<tool_response>" in t for t, _ in texts))
+        wire = wire or (role == "user" and any(RESP_OPEN in t for t, _ in texts))
         if wire and len(texts) == 1:
             message, _ = _from_wire(role, texts[0][0], texts[0][1], dialect, findings)
         else:
@@ -330,8 +331,8 @@ def _from_wire(
         completion = parse_completion(text, dialect=dialect)
         findings.extend(_diag_findings(completion.diagnostics, source, 0))
         return _message_from_parts(role, completion.parts, completion.diagnostics, source, 0, value_where(path), raw)
-    header = f"<|im_start|>{role}\n"
-    transcript = parse_transcript(header + text + "<|im_end|>", dialect=dialect)
+    header = f"{IM_START}{role}\n"
+    transcript = parse_transcript(header + text + IM_END, dialect=dialect)
     parts = transcript.turns[0].parts if transcript.turns else ()
     findings.extend(_diag_findings(transcript.diagnostics, source, len(header)))
     return _message_from_parts(role, parts, transcript.diagnostics, source, len(header), value_where(path), raw)
@@ -362,7 +363,7 @@ def from_sharegpt(conversations: Sequence[Any], *, dialect: str, path: JsonPath 
             continue
         value = turn["value"]
         vpath = (*tpath, "value")
-        wire = "<" in value and (role in ("assistant", "tool", "system") or "<tool_response>" in value)
+        wire = "<" in value and (role in ("assistant", "tool", "system") or RESP_OPEN in value)
         src = Source(value, vpath)
         if wire:
             message, found = _from_wire(role, value, vpath, dialect, findings)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from ..diagnostics import message
 from ..model import FunctionCall, Message, ToolResponse
 from ..profiles import DialectProfile
+from ..tags import CLOSE, CONTROL, OPEN, RESP_CLOSE, RESP_OPEN
 from .build import Conversation, Finding, finding
 from .engines import parse_transcript, render
 from .schema import ToolSet
@@ -20,10 +21,10 @@ from .view import VCall, VMessage, value_where
 __all__ = ["check_calls", "check_conversation", "check_reasoning", "check_round_trip", "check_security"]
 
 _KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
-_CONTROL = re.compile(r"<\|im_start\|>|<\|im_end\|>")
-_REASONING_OPENER = re.compile(r"<think>|<scratch_pad>")
-_REASONING_CLOSER = re.compile(r"</think>|</scratch_pad>")
-_REASONING_TAG = re.compile(r"</?think>|</?scratch_pad>")
+_CONTROL = re.compile("|".join(map(re.escape, CONTROL)))
+_REASONING_OPENER = re.compile("|".join(map(re.escape, OPEN.values())))
+_REASONING_CLOSER = re.compile("|".join(map(re.escape, CLOSE.values())))
+_REASONING_TAG = re.compile("|".join(map(re.escape, (*OPEN.values(), *CLOSE.values()))))
 
 
 def check_calls(conv: Conversation, tools: ToolSet, *, check_names: bool, formats: bool) -> Iterator[Finding]:
@@ -145,11 +146,11 @@ def check_security(conv: Conversation) -> Iterator[Finding]:
                 yield finding("HT501", f"control token {m.group()} inside {piece.kind}", where)
         for piece in msg.pieces:
             if piece.kind == "result":
-                for m in re.finditer("</tool_response>", piece.text):
+                for m in re.finditer(RESP_CLOSE, piece.text):
                     where = piece.where(m.start(), m.end())
                     yield finding("HT502", "</tool_response> inside a result closes its frame early", where)
             elif msg.role == "assistant" and piece.kind == "content":
-                for m in re.finditer("<tool_response>", piece.text):
+                for m in re.finditer(RESP_OPEN, piece.text):
                     where = piece.where(m.start(), m.end())
                     yield finding("HT503", "<tool_response> written inside an assistant message", where)
 

@@ -9,6 +9,7 @@ A completion that goes on after a control token (HT006) is parsed as a transcrip
 from __future__ import annotations
 
 from ..model import Diagnostic, ToolResponse, ToolsBlock
+from ..tags import IM_START
 from .build import Finding, finding
 from .engines import parse_transcript
 from .view import Source
@@ -36,7 +37,7 @@ def forged_findings(diagnostic: Diagnostic, source: Source, shift: int) -> list[
         return []
     start = diagnostic.span.start - shift
     tail = source.text[start : diagnostic.span.end - shift]
-    if "<|im_start|>" not in tail:
+    if IM_START not in tail:
         return []
     out: list[Finding] = []
     for turn in parse_transcript(tail, dialect="hermes").turns:  # the envelope is the same in every dialect

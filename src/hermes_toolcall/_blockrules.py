@@ -1,0 +1,193 @@
+"""The block rules, once for both engines: a finished block to parts and diagnostics (docs/parsing.md §5–§7).
+
+An engine finds a block and where it ends (closed by its closer, unterminated, or cut by the size
+bound of §5.4); that is what a chunking can break, so each engine keeps it. What the finished
+block *means* is decided here and only here:
+
+* a call block: the body decoding (``body.decode_call_body``) with its diagnostics placed at
+  absolute offsets; ``HT114`` for a cut block (an ``InvalidToolCall``, no decoding); ``HT103`` (or
+  the decoder's failure code) when no call is recovered; ``HT101`` for an unterminated block, an
+  ``InvalidToolCall`` in strict mode; otherwise one ``ToolCall`` per recovered call, ids by
+  ``ids.sub_id`` and indices from ``first_index``;
+* a ``<tool_response>`` block: its content and name, ``HT114`` when cut (the text kept verbatim,
+  no name), ``HT112`` when unterminated;
+* a ``<tools>`` catalogue: its decoded tools, ``HT114`` when cut, ``HT113`` when unterminated.
+
+The grammar engine appends the results to its body; the streaming engine also turns them into its
+events (``statemachine/blocks.py``). Each function takes the block's text (``inner`` without the
+tags, ``raw`` with them), its span and the mode, and returns new values only.
+
+>>> from hermes_toolcall.positions import LineIndex
+>>> src = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+>>> span_of = LineIndex(src).span
+>>> parts, diags = call_block(block_id="call_0", inner=src[11:-12], inner_start=11, raw=src,
+...     span=span_of(0, len(src)), closed=True, cut=False, strict=False, limit=1 << 20,
+...     first_index=0, span_of=span_of)
+>>> [(type(p).__name__, p.name, p.index) for p in parts], diags
+([('ToolCall', 'f', 0)], [])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import diagnostics
+from .body import decode_call_body, decode_tools_block, response_content, response_name
+from .construct import new_tool_call, new_tool_response
+from .diagnostics import message
+from .ids import sub_id
+from .model import Diagnostic, InvalidToolCall, Part, Span, ToolResponse, ToolsBlock
+from .tags import CALL_OPEN, RESP_OPEN, TOOLS_OPEN
+
+__all__ = ["SpanOf", "call_block", "response_block", "tools_block"]
+
+SpanOf = Callable[[int, int], Span]
+
+# the tag names the HT114 message says ("tool_call", not "<tool_call>")
+_CALL_TAG, _RESP_TAG, _TOOLS_TAG = CALL_OPEN[1:-1], RESP_OPEN[1:-1], TOOLS_OPEN[1:-1]
+
+
+def _cut_diagnostic(tag: str, span: Span, *, strict: bool, limit: int) -> Diagnostic:
+    return diagnostics.make("HT114", message("HT114", tag=tag, limit=limit), span, strict=strict)
+
+
+def call_block(
+    *,
+    block_id: str,
+    inner: str,
+    inner_start: int,
+    raw: str,
+    span: Span,
+    closed: bool,
+    cut: bool,
+    strict: bool,
+    limit: int,
+    first_index: int,
+    span_of: SpanOf,
+) -> tuple[list[Part], list[Diagnostic]]:
+    """The parts and diagnostics of one finished ``<tool_call>`` block.
+
+    Args:
+        block_id: the id of the block (from the id factory, by the block's ordinal).
+        inner: the body between the tags (for a cut block: what was kept).
+        inner_start: the absolute offset of ``inner`` (diagnostics of the body are placed from it).
+        raw: the block as written, tags included (what was kept, when cut).
+        span: the block's span (up to the cut, when cut).
+        closed: the closer was read.
+        cut: the block was cut by the size bound ``limit`` (§5.4).
+        strict: strict mode (an unterminated block is an ``InvalidToolCall``; severities).
+        limit: ``max_block_chars``, said in the ``HT114`` message.
+        first_index: the index of the block's first valid call (valid calls so far in the body).
+        span_of: absolute offsets to a span.
+
+    Returns:
+        Either ``ToolCall`` parts (one per recovered call) or one ``InvalidToolCall``, and the
+        diagnostics in the order the block gives them.
+
+    >>> from hermes_toolcall.positions import LineIndex
+    >>> span_of = LineIndex("<tool_call>{").span
+    >>> parts, diags = call_block(block_id="c", inner="{", inner_start=11, raw="<tool_call>{",
+    ...     span=span_of(0, 12), closed=False, cut=False, strict=True, limit=10, first_index=0,
+    ...     span_of=span_of)
+    >>> parts[0].code, [d.code for d in diags]
+    ('HT102', ['HT102'])
+    """
+    if cut:
+        d = _cut_diagnostic(_CALL_TAG, span, strict=strict, limit=limit)
+        return [InvalidToolCall(id=block_id, raw=raw, span=span, code="HT114", message=d.message, closed=False)], [d]
+    decoded = decode_call_body(inner, strict=strict, closed=closed)
+    issues = decoded.issues
+    calls = decoded.calls
+    if closed and len(calls) == 1 and not issues:  # the common block: one call, as written
+        c = calls[0]
+        return [new_tool_call(first_index, block_id, c.name, c.arguments, c.arguments_json, raw, span, True)], []
+    diags = [
+        diagnostics.make(
+            i.code, i.message, span_of(inner_start + i.start, inner_start + i.end), strict=strict, hint=i.hint
+        )
+        for i in issues
+    ]
+    if not calls:
+        text = issues[-1].message if issues else message("no-call")
+        code = decoded.failure or "HT103"
+        invalid = InvalidToolCall(
+            id=block_id, raw=raw, span=span, code=code, message=text, name=decoded.name, closed=closed
+        )
+        return [invalid], diags
+    if not closed:
+        d = diagnostics.make("HT101", message("HT101"), span, strict=strict)
+        diags.append(d)
+        if strict:
+            invalid = InvalidToolCall(
+                id=block_id, raw=raw, span=span, code="HT101", message=d.message, name=calls[0].name, closed=False
+            )
+            return [invalid], diags
+    parts: list[Part] = [
+        new_tool_call(first_index + k, sub_id(block_id, k), c.name, c.arguments, c.arguments_json, raw, span, closed)
+        for k, c in enumerate(calls)
+    ]
+    return parts, diags
+
+
+def response_block(
+    *, inner: str, raw: str, span: Span, closed: bool, cut: bool, strict: bool, limit: int
+) -> tuple[ToolResponse, list[Diagnostic]]:
+    """The part and diagnostics of one finished ``<tool_response>`` block.
+
+    Args:
+        inner: the text between the tags (for a cut block: what was kept).
+        raw: the block as written, tags included.
+        span: the block's span.
+        closed: the closer was read.
+        cut: the block was cut by the size bound (its text is kept verbatim, with no name).
+        strict: strict mode (severities).
+        limit: ``max_block_chars``, said in the ``HT114`` message.
+
+    Returns:
+        The ``ToolResponse`` and its diagnostics (``HT114`` or ``HT112``, or none).
+
+    >>> from hermes_toolcall.model import Span
+    >>> part, diags = response_block(inner="ok", raw="<tool_response>ok", span=Span(start=0, end=17,
+    ...     line=1, column=1), closed=False, cut=False, strict=False, limit=10)
+    >>> part.content, [d.code for d in diags]
+    ('ok', ['HT112'])
+    """
+    if cut:
+        return new_tool_response(inner, raw, span, None, False), [
+            _cut_diagnostic(_RESP_TAG, span, strict=strict, limit=limit)
+        ]
+    content = response_content(inner)
+    part = new_tool_response(content, raw, span, response_name(content), closed)
+    if closed:
+        return part, []
+    return part, [diagnostics.make("HT112", message("HT112"), span, strict=strict)]
+
+
+def tools_block(
+    *, inner: str, span: Span, closed: bool, cut: bool, strict: bool, limit: int
+) -> tuple[ToolsBlock, list[Diagnostic]]:
+    """The part and diagnostics of one finished ``<tools>`` catalogue block.
+
+    Args:
+        inner: the text between the tags (for a cut block: what was kept).
+        span: the block's span.
+        closed: the closer was read.
+        cut: the block was cut by the size bound.
+        strict: strict mode (severities).
+        limit: ``max_block_chars``, said in the ``HT114`` message.
+
+    Returns:
+        The ``ToolsBlock`` and its diagnostics (``HT114`` or ``HT113``, or none).
+
+    >>> from hermes_toolcall.model import Span
+    >>> part, diags = tools_block(inner="", span=Span(start=0, end=7, line=1, column=1),
+    ...     closed=True, cut=False, strict=False, limit=10)
+    >>> part.tools, diags
+    ((), [])
+    """
+    part = ToolsBlock(text=inner, tools=decode_tools_block(inner), span=span, closed=closed and not cut)
+    if cut:
+        return part, [_cut_diagnostic(_TOOLS_TAG, span, strict=strict, limit=limit)]
+    if closed:
+        return part, []
+    return part, [diagnostics.make("HT113", message("HT113"), span, strict=strict)]
