@@ -13,6 +13,9 @@ the grammar engine only needs the tokens in document order, so the tables run wi
 * the LALR stack of states, with every (stack, terminal) step memoised: the grammar's lists are
   left-recursive, so the reachable stacks are few, and after warming up a token costs one regex
   match and two dictionary lookups.
+* the tokens come in batches (``Driver.batches``), matched in place in the whole text: the
+  whole-text parse holds one batch at a time beside the values it builds, and a token's start is
+  the int object the previous token ended with (docs/performance.md, "Whole-text parse memory").
 
 It accepts exactly what Lark's parser accepts and returns exactly its tokens;
 ``tests/test_grammar_driver.py`` checks that on the corpus and on hypothesis inputs for every
