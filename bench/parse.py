@@ -1,6 +1,6 @@
 """Whole-text parsing throughput: the grammar engine against a regex+orjson floor, same process.
 
-Usage: ``.venv/bin/python bench/parse.py [--sizes 1,10] [--repeat 5] [--before REV]``
+Usage: ``.venv/bin/python bench/parse.py [--sizes 1,10] [--repeat 5] [--memory 5] [--before REV]``
 
 For each size (MB) a mixed transcript is generated (prose turns, tool calls with realistic
 arguments, results, reasoning). Measured in the same run:
@@ -12,6 +12,15 @@ arguments, results, reasoning). Measured in the same run:
   model;
 * **parse_transcript**: the grammar engine, whole parse to model values;
 * peak memory of the parse (tracemalloc), as a multiple of the input size (characters).
+
+``--memory MB`` adds the memory ratio (tracemalloc peak during ``parse_transcript`` / input bytes in
+UTF-8) on three transcripts of that size: the mixed one, a call-dense one (two calls and two results
+per exchange, as ``bench/stream.py``'s) and a text-dense one (long prose turns, a call now and then).
+
+``--before REV`` compares this tree with git revision ``REV`` in the same process (its package
+imported beside this one under another name): ``parse_transcript`` time on the mixed and the
+call-dense transcripts (best of ``--repeat`` rounds, before and after alternating, their order swapped
+every other round) and the memory ratios of both.
 """
 
 from __future__ import annotations
@@ -19,11 +28,17 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import importlib.util
 import random
 import re
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -92,6 +107,47 @@ def transcript(size_chars: int, seed: int = 7) -> str:
     return "".join(out)
 
 
+def call_dense(size_chars: int) -> str:
+    """A call-dense transcript of about ``size_chars`` characters: per exchange an assistant turn of two
+    calls and a tool turn of two results (the shape of ``bench/stream.py``'s, about 317 characters)."""
+    parts = []
+    total = 0
+    n = 0
+    while total < size_chars:
+        turn = (
+            f"<|im_start|>assistant\n<tool_call>\n"
+            f'{{"name": "get_weather", "arguments": {{"city": "City {n}", "days": {n % 7}}}}}\n</tool_call>\n'
+            f'<tool_call>\n{{"name": "get_time", "arguments": {{"tz": "UTC"}}}}\n</tool_call><|im_end|>\n'
+            f'<|im_start|>tool\n<tool_response>\n{{"temp": {n}}}\n</tool_response>\n'
+            f"<tool_response>\n12:00\n</tool_response><|im_end|>\n"
+        )
+        parts.append(turn)
+        total += len(turn)
+        n += 1
+    return "".join(parts)
+
+
+def text_dense(size_chars: int, seed: int = 11) -> str:
+    """A text-dense transcript of about ``size_chars`` characters: long prose turns (paragraphs of a few
+    hundred words), a ``<think>`` block and a call in one assistant turn of ten."""
+    rng = random.Random(seed)
+    out = []
+    size = 0
+    k = 0
+    while size < size_chars:
+        user = "\n\n".join(_prose(rng, rng.randrange(80, 300)) for _ in range(rng.randrange(1, 4)))
+        body = "\n\n".join(_prose(rng, rng.randrange(150, 400)) for _ in range(rng.randrange(2, 6)))
+        if k % 10 == 0:
+            name, args = _args(rng)
+            call = jsonio.dumps_spaced({"name": name, "arguments": args})
+            body = f"<think>\n{_prose(rng, 60)}\n</think>\n\n{body}\n<tool_call>\n{call}\n</tool_call>"
+        chunk = f"<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n{body}<|im_end|>\n"
+        out.append(chunk)
+        size += len(chunk)
+        k += 1
+    return "".join(out)
+
+
 _MARKERS = re.compile(
     r"<\|im_start\|>|<\|im_end\|>|</?tool_call>|</?tool_response>|</?think>|</?scratch_pad>|</?tools>"
 )
@@ -115,6 +171,11 @@ def floor(text: str) -> int:
     return count
 
 
+#: The clock of the timings: wall time, or with ``--cpu`` this process's CPU time (steadier on a
+#: shared host, where other processes' load stretches wall times).
+CLOCK: Callable[[], float] = time.perf_counter
+
+
 def _best_interleaved(fns: list[Callable[[str], object]], text: str, repeat: int) -> list[float]:
     """Best time of each function, running them in turn each round (same machine phase for all).
 
@@ -125,48 +186,114 @@ def _best_interleaved(fns: list[Callable[[str], object]], text: str, repeat: int
     for _ in range(repeat):
         for k, fn in enumerate(fns):
             gc.collect()  # start each run from a collected heap (the collector stays on)
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             result = fn(text)
-            best[k] = min(best[k], time.perf_counter() - t0)
+            best[k] = min(best[k], CLOCK() - t0)
             del result  # freeing the result is not part of the parse: outside the timed region
     return best
 
 
-def before_after(rev: str, sizes: list[float], repeat: int) -> None:
-    """``parse_transcript`` of revision ``rev`` against this tree's, run in turn in this process."""
-    from stream import load_revision  # bench/stream.py: the revision imported as a second package
+Parse = Callable[..., Any]
 
-    load_revision(rev)
-    before = importlib.import_module("hermes_toolcall_before")
-    ids_before, ids_after = before.sequential_ids(), sequential_ids()
 
-    def old(text: str) -> object:
-        return before.parse_transcript(text, ids=ids_before)
+def peak_ratio(parse: Parse, ids: Callable[[], Any], text: str) -> float:
+    """Tracemalloc peak during ``parse(text)`` over the input's UTF-8 size (the input is not traced)."""
+    gc.collect()
+    tracemalloc.start()
+    result = parse(text, ids=ids())
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return peak / len(text.encode("utf-8"))
 
-    def new(text: str) -> object:
-        return parse_transcript(text, ids=ids_after)
 
-    print(f"parse_transcript before ({rev}) / after (this tree), run in turn, best of {repeat}")
-    for mb in sizes:
-        text = transcript(int(mb * 1_000_000))
-        old(text[:20000]), new(text[:20000])  # warm both
-        t_old, t_new = _best_interleaved([old, new], text, repeat)
-        print(
-            f"  {mb:.1f} MB: before {mb / t_old:.1f} MB/s ({t_old * 1e3:.0f} ms), after {mb / t_new:.1f} MB/s "
-            f"({t_new * 1e3:.0f} ms), after/before time {t_new / t_old:.3f}"
-        )
+WORKLOADS: dict[str, Callable[[int], str]] = {"mixed": transcript, "call-dense": call_dense, "text-dense": text_dense}
+
+
+def memory(mb: float) -> None:
+    """Print the memory ratio of ``parse_transcript`` on each workload of ``mb`` MB."""
+    print(f"\n| {mb:g} MB transcript | chars | UTF-8 bytes | peak traced MB | peak / input bytes |")
+    print("|---|---|---|---|---|")
+    for name, make in WORKLOADS.items():
+        text = make(int(mb * 1_000_000))
+        size = len(text.encode("utf-8"))
+        ratio = peak_ratio(parse_transcript, sequential_ids, text)
+        print(f"| {name} | {len(text):,} | {size:,} | {ratio * size / 1e6:.1f} | {ratio:.2f}x |")
+
+
+def load_revision(rev: str) -> Any:
+    """The package ``hermes_toolcall`` of git revision ``rev``, imported beside this tree's as
+    ``hermes_toolcall_before``."""
+    root = Path(__file__).resolve().parent.parent
+    target = Path(tempfile.mkdtemp(prefix="hermes-before-"))
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", rev, "src/hermes_toolcall"], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    package = target / "src" / "hermes_toolcall"
+    name = "hermes_toolcall_before"
+    spec = importlib.util.spec_from_file_location(
+        name, package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def before_after(rev: str, sizes: list[float], repeat: int, memory_mb: float) -> None:
+    """This tree's ``parse_transcript`` against revision ``rev``'s: time, then memory (same run)."""
+    old = load_revision(rev)
+    old_ids = importlib.import_module("hermes_toolcall_before.ids").sequential_ids
+    ids = sequential_ids()
+    before_ids = old_ids()
+
+    def before(text: str) -> object:
+        return old.parse_transcript(text, ids=before_ids)
+
+    def after(text: str) -> object:
+        return parse_transcript(text, ids=ids)
+
+    print(f"| input | before ({rev}) MB/s | after MB/s | after/before time |")
+    print("|---|---|---|---|")
+    for name in ("mixed", "call-dense"):
+        for mb in sizes:
+            text = WORKLOADS[name](int(mb * 1_000_000))
+            before(text[:20000])
+            after(text[:20000])
+            best = [float("inf"), float("inf")]
+            for r in range(repeat):
+                order = [0, 1] if r % 2 == 0 else [1, 0]
+                times = _best_interleaved([(before, after)[k] for k in order], text, 1)
+                for k, t in zip(order, times, strict=True):
+                    best[k] = min(best[k], t)
+            m = len(text) / 1e6
+            print(f"| {name} {m:.1f} MB | {m / best[0]:.1f} | {m / best[1]:.1f} | {best[1] / best[0]:.3f} |")
+    print(f"\n| {memory_mb:g} MB transcript | before: peak / input bytes | after | after/before |")
+    print("|---|---|---|---|")
+    for name, make in WORKLOADS.items():
+        text = make(int(memory_mb * 1_000_000))
+        r_old = peak_ratio(old.parse_transcript, old_ids, text)
+        r_new = peak_ratio(parse_transcript, sequential_ids, text)
+        print(f"| {name} | {r_old:.2f}x | {r_new:.2f}x | {r_new / r_old:.2f} |")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sizes", default="1,10", help="comma-separated sizes in MB")
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--before", metavar="REV", help="only compare parse_transcript with git revision REV's")
+    ap.add_argument("--memory", type=float, default=0.0, help="also the memory ratios on transcripts of this many MB")
+    ap.add_argument("--before", metavar="REV", help="only compare this tree with git revision REV (time, memory)")
+    ap.add_argument("--cpu", action="store_true", help="time with this process's CPU time, not wall time")
     args = ap.parse_args()
-    ids = sequential_ids()
+    global CLOCK
+    if args.cpu:
+        CLOCK = time.process_time
     if args.before:
-        before_after(args.before, [float(s) for s in args.sizes.split(",")], args.repeat)
+        before_after(args.before, [float(s) for s in args.sizes.split(",")], args.repeat, args.memory or 5.0)
         return
+    ids = sequential_ids()
 
     def grammar(text: str) -> object:
         return parse_transcript(text, ids=ids)
@@ -193,6 +320,8 @@ def main() -> None:
             f"| {mbs:.1f} MB ({n:,} chars) | {mbs / t_floor:.1f} | {mbs / t_tokens:.1f} | {mbs / t_parse:.1f} | "
             f"{t_parse / t_floor:.1f}x | {peak / n:.1f}x |"
         )
+    if args.memory:
+        memory(args.memory)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ Decisions beyond the brief:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
@@ -47,6 +48,9 @@ _FAST_HEAD = re.compile(
     r'[ \t\n\r]*,[ \t\n\r]*"arguments"[ \t\n\r]*:[ \t\n\r]*'
 )
 
+# tool names repeat from call to call: one str object per name, not one per call (interned strings
+# are freed with their last reference, so a name the input invents is not kept)
+_intern = sys.intern
 _PYTHON_OPENERS = ("{'", "[{'", "{ '", "[{ '")  # cannot start JSON: skip the strict attempt
 _CANONICAL_HEADS = (('{"name": "', '", "arguments": '), ('{"name":"', '","arguments":'))
 
@@ -336,7 +340,7 @@ def _head(text: str) -> tuple[str, int] | None:
             quote = text.find('"', start)
             name = text[start:quote]
             if quote > start and text.startswith(separator, quote) and "\\" not in name and name.isprintable():
-                return name, quote + len(separator)
+                return _intern(name), quote + len(separator)
             break
     m = _FAST_HEAD.match(text)
     if m is None:
@@ -346,7 +350,7 @@ def _head(text: str) -> tuple[str, int] | None:
         name = jsonio.loads(f'"{raw_name}"') if "\\" in raw_name else raw_name
     except DecodeError:
         return None
-    return name, m.end()
+    return _intern(name), m.end()
 
 
 def _fast_path(text: str) -> DecodedCall | None:

@@ -1,6 +1,7 @@
 """From the grammar's tokens to the data model: parts, turns, diagnostics (docs/parsing.md §3–§7).
 
-The parse tree of ``hermes.lark`` is read in document order as ``(terminal, start, end)`` tokens;
+The parse tree of ``hermes.lark`` is read in document order as ``(terminal, start, end)`` tokens,
+one batch at a time (``parser.token_batches``: the tokens of the whole input are never held at once);
 the terminal says what each piece is, because the contextual lexer already chose it by context
 (role of the turn, inside or outside reasoning, JSON-aware or plain block). This module adds what a
 context-free grammar cannot say: the size cut of §5.4 (an oversize block is cut and the rest of
@@ -9,6 +10,8 @@ via ``body.py``), call ids and indices, and the diagnostics.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from ..construct import new_span, new_text, new_turn
 from ..diagnostics import message
@@ -25,7 +28,7 @@ from ..model import (
 from ..options import ParseOptions
 from ..tags import CALL_CLOSE, CLOSE, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE
 from .blocks import BlockReader, Body, Segment
-from .parser import Variant, tokens
+from .parser import Variant, token_batches
 
 __all__ = ["build_completion", "build_transcript"]
 
@@ -35,6 +38,8 @@ _HEADS = frozenset({"A_HEAD", "U_HEAD", "S_HEAD", "O_HEAD", "HEAD_UNTERM"})
 _LINKS = {"A_LINK": "A_HEAD", "U_LINK": "U_HEAD", "S_LINK": "S_HEAD", "O_LINK": "O_HEAD", "UNTERM_LINK": "HEAD_UNTERM"}
 _CONTROL = _HEADS | {"IM_END"} | set(_LINKS)
 _KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
+# one str object per known role for every turn (a slice of the header would be a new string per turn)
+_ROLE_STRINGS = {role: role for role in _KNOWN_ROLES}
 _STRAY = {
     "STRAY_CALL": CALL_CLOSE,
     "STRAY_THINK": CLOSE["think"],
@@ -57,6 +62,7 @@ _REST: dict[ReasoningKind, str] = {"think": "THINK_REST", "scratch_pad": "SCRATC
 _A_STOP = _CONTROL | {"AFTER"}
 
 Tok = tuple[str, int, int]
+_NO_TOKENS: list[Tok] = []
 
 
 class _Builder(BlockReader):
@@ -71,18 +77,32 @@ class _Builder(BlockReader):
             calls_in_reasoning=options.calls_in_reasoning,
             stop_at_fabricated=options.stop_at_fabricated_response,
         )
-        self.toks: list[Tok] = []
+        # the tokens are read one batch at a time (``toks``, read up to ``pos``), never held whole
+        self.batches: Iterator[list[Tok]] = iter(())
+        self.toks: list[Tok] = _NO_TOKENS
         self.pos = 0
         self.reach = 0  # end offset of the last token consumed (or of the last cut)
+        # (offset of the `<|im_end|>` of a *_LINK token, end of that `<|im_end|>`): the int object
+        # the turn's span ends with, which the gap after it starts with
+        self.link: tuple[int, int] = (-1, -1)
 
     # ------------------------------------------------------------------ token stream
     def load(self, start_rule: str, offset: int) -> None:
         """Parse ``source[offset:]`` from ``start_rule`` and read its tokens from now on."""
-        self.toks = tokens(self.src[offset:] if offset else self.src, start_rule, self.variant, offset)
+        self.batches = token_batches(self.src, start_rule, self.variant, offset)
+        self.toks = _NO_TOKENS
         self.pos = 0
 
+    def fill(self) -> bool:
+        """Read the next batch of tokens (``pos`` back to 0); False at the end of the tokens."""
+        self.toks = next(self.batches, _NO_TOKENS)
+        self.pos = 0
+        return self.toks is not _NO_TOKENS
+
     def peek(self) -> Tok | None:
-        return self.toks[self.pos] if self.pos < len(self.toks) else None
+        if self.pos < len(self.toks) or self.fill():
+            return self.toks[self.pos]
+        return None
 
     def take(self, tok: Tok) -> None:
         """Consume ``tok`` (the one ``peek`` returned)."""
@@ -123,7 +143,12 @@ class _Builder(BlockReader):
     def assistant_body(self, body: Body) -> None:
         """Read an assistant body up to a control token or the end of the input."""
         toks, pos = self.toks, self.pos
-        while pos < len(toks):
+        while True:
+            if pos >= len(toks):
+                if not self.fill():
+                    pos = 0
+                    break
+                toks, pos = self.toks, 0
             typ, s, e = toks[pos]
             if typ in _A_STOP:
                 break
@@ -210,7 +235,12 @@ class _Builder(BlockReader):
     def result_body(self, body: Body) -> None:
         """A user or tool body: text, results, stray ``</tool_response>``."""
         toks, pos = self.toks, self.pos
-        while pos < len(toks):
+        while True:
+            if pos >= len(toks):
+                if not self.fill():
+                    pos = 0
+                    break
+                toks, pos = self.toks, 0
             typ, s, e = toks[pos]
             if typ in _CONTROL:
                 break
@@ -270,6 +300,7 @@ class _Builder(BlockReader):
             self.diag("HT003", message("HT003"), s, e)
         else:
             role = src[s + _HEAD : e - 1]
+            role = _ROLE_STRINGS.get(role, role)
             if typ == "A_HEAD":
                 self.assistant_body(body)
             elif typ == "U_HEAD":
@@ -282,7 +313,7 @@ class _Builder(BlockReader):
                 self.other_body(body)
         last = self.reach
         end: Span | None = None
-        nxt = self.toks[self.pos] if self.pos < len(self.toks) else None
+        nxt = self.peek()
         if self.stopped_at is not None:
             pass
         elif nxt is not None and nxt[0] == "IM_END":
@@ -292,6 +323,7 @@ class _Builder(BlockReader):
         elif nxt is not None and nxt[0] in _LINKS:  # read by the caller: it opens the next turn
             last = nxt[1] + _END
             end = self.span(nxt[1], last)
+            self.link = (nxt[1], last)
         elif typ != "HEAD_UNTERM":
             if nxt is not None:
                 self.diag("HT001", message("HT001"), nxt[1], nxt[1] + _HEAD)
@@ -314,13 +346,13 @@ def build_transcript(text: str, options: ParseOptions) -> Transcript:
     b.load("transcript", 0)
     turns: list[Turn] = []
     gaps: list[Text] = []
-    while b.pos < len(b.toks):
-        typ, s, e = b.toks[b.pos]
+    while (tok := b.peek()) is not None:
+        typ, s, e = tok
         b.pos += 1
         b.reach = e
         if typ in _LINKS:  # the previous turn took `<|im_end|>`; here: the gap, then the next turn
             head = text.rfind(IM_START, s, e)
-            b.gap(gaps, s + _END, head)
+            b.gap(gaps, b.link[1] if b.link[0] == s else s + _END, head)
             turns.append(b.turn(_LINKS[typ], head, e))
         elif typ == "GAP":
             b.gap(gaps, s, e)

@@ -13,6 +13,9 @@ the grammar engine only needs the tokens in document order, so the tables run wi
 * the LALR stack of states, with every (stack, terminal) step memoised: the grammar's lists are
   left-recursive, so the reachable stacks are few, and after warming up a token costs one regex
   match and two dictionary lookups.
+* the tokens come in batches (``Driver.batches``), matched in place in the whole text: the
+  whole-text parse holds one batch at a time beside the values it builds, and a token's start is
+  the int object the previous token ended with (docs/performance.md, "Whole-text parse memory").
 
 It accepts exactly what Lark's parser accepts and returns exactly its tokens;
 ``tests/test_grammar_driver.py`` checks that on the corpus and on hypothesis inputs for every
@@ -22,15 +25,23 @@ option variant and start rule. ``parser.parse_tree`` keeps Lark's own parser for
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 
 from ..errors import DriverError
 from . import tables
 
-__all__ = ["Driver", "DriverError"]
+__all__ = ["BATCH_CHARS", "FIRST_BATCH_CHARS", "Driver", "DriverError"]
 
 Tok = tuple[str, int, int]
+
+#: Characters of text per batch of ``Driver.batches``, at most: small enough that a batch's tokens are
+#: a negligible part of a large parse's memory, large enough that refilling costs nothing measurable.
+BATCH_CHARS = 1 << 16
+#: Characters of the first batch; each next batch is twice as long, up to ``BATCH_CHARS``. A reader
+#: that stops early (the whole-text parse resumes after each size cut with a new token pass) has
+#: lexed little past the point where it stopped.
+FIRST_BATCH_CHARS = 1 << 10
 
 
 @cache
@@ -108,29 +119,71 @@ class Driver:
         Raises:
             DriverError: the text is not in the language (the grammar is total: a bug).
         """
+        out: list[Tok] = []
+        for batch in self.batches(text, start):
+            out.extend(batch)
+        if offset:
+            return [(term, s + offset, e + offset) for term, s, e in out]
+        return out
+
+    def batches(self, text: str, start: str, pos: int = 0, size: int | None = None) -> Iterator[list[Tok]]:
+        """The tokens of ``text[pos:]`` parsed from ``start``, in batches of about ``size`` characters.
+
+        Offsets are those of ``text`` (no terminal looks behind its start, so matching in place from
+        ``pos`` is matching the slice). A token's start is the previous token's end, the same int
+        object, so the spans built from them share their ints. Batches are never empty; a consumer
+        that reads them as they come holds the tokens of one batch at a time, not of the whole text.
+
+        Args:
+            text: the whole text.
+            start: the start rule.
+            pos: where parsing starts.
+            size: characters per batch at most (a batch ends at the first token ending that far
+                past its start); default ``BATCH_CHARS``. The first batch covers
+                ``FIRST_BATCH_CHARS`` (or ``size`` when smaller), each next one twice its predecessor.
+
+        Raises:
+            DriverError: the text is not in the language (the grammar is total: a bug), when the
+                batch holding the offending token (or the end of input) is asked for.
+
+        >>> d = Driver(tables.VARIANT_LEXERS[(("think", "scratch_pad"), False, False)])
+        >>> list(d.batches("hi<|im_end|>", "completion", 2))
+        [[('IM_END', 2, 12)]]
+        """
+        if size is None:
+            size = BATCH_CHARS
+        step = min(FIRST_BATCH_CHARS, size)
         sid = self._intern((tables.START_STATES[start],))
         nexts = self._next
         patterns = self._patterns
         text_patterns = self._text_patterns
         out: list[Tok] = []
         append = out.append
-        pos = 0
         n = len(text)
+        mark = pos + step
         while pos < n:
             m = (patterns if text[pos] == "<" else text_patterns)[sid].match(text, pos)
             if m is None:
-                raise DriverError(f"no terminal matches at offset {pos + offset} ({start})")
+                raise DriverError(f"no terminal matches at offset {pos} ({start})")
             term = m.lastgroup
             end = m.end()
             assert term is not None and end > pos  # named groups only; Lark forbids empty terminals
-            append((term, pos + offset, end + offset))
+            append((term, pos, end))
             nxt = nexts[sid].get(term)
             if nxt is None:
                 nxt = self._step(sid, term)
                 if nxt < 0:
-                    raise DriverError(f"unexpected {term} at offset {pos + offset} ({start})")
+                    raise DriverError(f"unexpected {term} at offset {pos} ({start})")
             sid = nxt
             pos = end
+            if end >= mark:
+                yield out
+                out = []
+                append = out.append
+                if step < size:
+                    step = min(2 * step, size)
+                mark = end + step
         if "$END" not in nexts[sid] and self._step(sid, "$END", tables.END_STATES[start]) < 0:
             raise DriverError(f"unexpected end of input ({start})")
-        return out
+        if out:
+            yield out

@@ -11,6 +11,7 @@ of the same variant (built once and cached), the reference the driver is tested 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -34,6 +35,7 @@ __all__ = [
     "driver",
     "lark_parser",
     "parse_tree",
+    "token_batches",
     "tokens",
     "tree_tokens",
 ]
@@ -211,6 +213,24 @@ def tokens(text: str, start: str, variant: Variant, offset: int = 0) -> list[tup
     """
     try:
         return driver(variant).tokens(text, start, offset)
+    except DriverError as exc:  # pragma: no cover - the grammar is total
+        raise GrammarBug(f"grammar rejected the input: {exc}") from exc
+
+
+def token_batches(text: str, start: str, variant: Variant, pos: int = 0) -> Iterator[list[tuple[str, int, int]]]:
+    """The tokens of ``text[pos:]`` in document order, in batches, with offsets into ``text``.
+
+    What ``tokens`` returns, produced as it is read (``Driver.batches``): the whole-text parse holds
+    one batch of tokens at a time, not the tokens of the whole input beside the values built from them.
+
+    Raises:
+        GrammarBug: the input was rejected (the grammar is total, so this is a bug to report).
+
+    >>> [t for batch in token_batches("xa</think>", "completion", Variant(), 1) for t in batch]
+    [('A_TEXT', 1, 2), ('STRAY_THINK', 2, 10)]
+    """
+    try:
+        yield from driver(variant).batches(text, start, pos)
     except DriverError as exc:  # pragma: no cover - the grammar is total
         raise GrammarBug(f"grammar rejected the input: {exc}") from exc
 
