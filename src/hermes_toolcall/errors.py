@@ -40,6 +40,7 @@ __all__ = [
     "DecodeError",
     "DriverError",
     "Fault",
+    "GrammarBug",
     "HermesError",
     "InputError",
     "InternalError",
@@ -92,6 +93,14 @@ class DriverError(InternalError):
     """The grammar's table driver rejected the input: a bug, since the grammar is total (``grammar/driver.py``).
 
     >>> DriverError("unexpected end of input").fault
+    'internal'
+    """
+
+
+class GrammarBug(InternalError):
+    """The grammar rejected an input, or its tables are stale: a bug, the grammar being total (``grammar/parser.py``).
+
+    >>> GrammarBug("grammar rejected the input").fault
     'internal'
     """
 

@@ -11,14 +11,15 @@ of the same variant (built once and cached), the reference the driver is tested 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HermesError
-from ..tags import REASONING_KINDS
+from ..errors import GrammarBug
+from ..tags import REASONING_KINDS, RESP_OPEN
 from . import tables
 from .driver import Driver, DriverError
 
@@ -65,10 +66,6 @@ _KIND_TERMINALS = {
 _REST_TERMINALS = {"think": "THINK_REST", "scratch_pad": "SCRATCH_REST"}
 
 
-class GrammarBug(HermesError):
-    """The grammar rejected an input: a bug, since the grammar is total (never raised in practice)."""
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Variant:
     """The option values that change lexing."""
@@ -94,7 +91,7 @@ def _never(name: str) -> str:
 
 
 # the FAB pattern under stop_at_fabricated_response (hermes.lark's comment at FAB quotes it)
-FAB_STOP = r"<tool_response>[\s\S]*"
+FAB_STOP = re.escape(RESP_OPEN) + r"[\s\S]*"
 
 
 def a_text_pattern(kinds: tuple[str, ...]) -> str:
