@@ -145,6 +145,61 @@ def vllm_runner(name: str, eager: bool) -> Runner:
     return run
 
 
+#: A response template for the Qwen3 output format (``<think>…</think>``, content, ``<tool_call>`` blocks of
+#: JSON), for vLLM's unified ``hf`` parser. transformers' own Qwen3 template is checkpoint metadata
+#: (``tokenizer_config.json``) and no copy is on this machine, so this one is written here from the
+#: Qwen3 chat template's output format (conformance/templates/Qwen-Qwen3-0.6B.jinja) in the schema
+#: vLLM's loader validates (``vllm.parser.chat_parsing.response_templates``).
+QWEN3_RESPONSE_TEMPLATE = {
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "thinking": {"open": "<think>", "close": "</think>"},
+        "content": {},
+        "tool_calls": {
+            "open": "<tool_call>",
+            "close": "</tool_call>",
+            "content": "json",
+            "repeats": True,
+            "transform": {
+                "type": "function",
+                "function": {"name": "{content.name}", "arguments": "{content.arguments}"},
+            },
+        },
+    },
+}
+
+
+def vllm_hf_runner() -> Runner:
+    """vLLM's unified ``hf`` response-template parser (``--tool-call-parser hf``) on ``QWEN3_RESPONSE_TEMPLATE``."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+    from vllm.parser import ParserManager
+
+    import hermes_toolcall.integrations.vllm as plugin
+
+    _, tokenizer = plugin._builtin_parser("hermes")
+    tokenizer.response_template = QWEN3_RESPONSE_TEMPLATE  # as loaded from a checkpoint's tokenizer_config.json
+    cls = ParserManager.get_parser(tool_parser_name="hf", enable_auto_tools=True, tokenizer=tokenizer)
+    prompt = tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
+
+    def run(pieces: list[str]) -> int:
+        messages = [{"role": "user", "content": "hi"}]
+        request = ChatCompletionRequest(model="m", messages=messages, tools=TOOLS, stream=True)
+        parser = cls(tokenizer, request.tools)
+        request = parser.adjust_request(request)
+        clocked(parser, "parse_delta", "set_prompt_token_ids")
+        processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+        ids: set[int] = set()
+        last = len(pieces) - 1
+        for n, piece in enumerate(pieces):
+            step = processor.step(piece, [0], "stop" if n == last else None, prompt)
+            if step.delta is not None:
+                ids.update(tc.index for tc in step.delta.tool_calls)
+        return len(ids)
+
+    return run
+
+
 # ---------------------------------------------------------------------------------------------- SGLang
 
 
@@ -207,6 +262,7 @@ def main() -> None:
 
         rows += [
             ("vLLM `hermes` (built in)", vllm_runner("hermes", False)),
+            ("vLLM `hf` (built in, Qwen3 response template; whole calls)", vllm_hf_runner()),
             ("vLLM + hermes_toolcall plugin, argument deltas", vllm_runner("hermes_toolcall", True)),
             ("vLLM + hermes_toolcall plugin, whole calls (default)", vllm_runner("hermes_toolcall", False)),
         ]

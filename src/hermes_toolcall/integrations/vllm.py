@@ -46,7 +46,7 @@ from ..prompt_state import generation_prompt_state  # noqa: E402
 from . import config  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
 from .scoring import ServerScorer  # noqa: E402
-from .session import Bookkeeping, Delta, Policy, Session, complete, tool_objects  # noqa: E402
+from .session import Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
@@ -88,23 +88,61 @@ def policy_of(request: Any, *, dialect: str, tools: Sequence[Any] | None = None)
     )
 
 
-def _delta_message(delta: Delta) -> DeltaMessage | None:
-    # model_construct: the values are well-typed by construction; pydantic's validation of three
-    # nested models per delta would cost more than the parse itself
-    if not delta:
-        return None
-    calls = [
-        DeltaToolCall.model_construct(
-            index=c.index,
-            id=c.id,
-            type="function" if c.id is not None else None,
-            function=DeltaFunctionCall.model_construct(name=c.name, arguments=c.arguments),
-        )
-        for c in delta.calls
-    ]
-    return DeltaMessage.model_construct(
-        role=None, content=delta.content or None, reasoning=delta.reasoning or None, tool_calls=calls
+def _plain(cls: Any) -> bool:
+    """Whether ``model_construct(**all fields)`` only sets the instance's state (see ``_delta_message``)."""
+    return (
+        not cls.__pydantic_post_init__
+        and not cls.__private_attributes__
+        and not cls.__pydantic_root_model__
+        and all(f.alias is None and f.validation_alias is None for f in cls.__pydantic_fields__.values())
     )
+
+
+_MODELS = (DeltaMessage, DeltaToolCall, DeltaFunctionCall)
+_FAST = all(_plain(cls) for cls in _MODELS)
+_setattr = object.__setattr__
+#: models whose instances carry an (empty) ``__pydantic_extra__`` dict, as ``model_construct`` gives them
+_ALLOW_EXTRA = frozenset(cls for cls in _MODELS if cls.model_config.get("extra") == "allow")
+
+
+def _build(cls: Any, values: dict[str, Any]) -> Any:
+    """``cls.model_construct(**values)`` for a ``_plain`` class given every field: the same state, set directly.
+
+    ``model_construct`` walks the class's fields (aliases, defaults) on every call; vLLM needs three
+    models per delta, so that walk would cost more than the parse (a test checks both agree, the
+    fields set included).
+    """
+    m = cls.__new__(cls)
+    _setattr(m, "__dict__", values)
+    _setattr(m, "__pydantic_fields_set__", set(values))
+    _setattr(m, "__pydantic_extra__", {} if cls in _ALLOW_EXTRA else None)
+    _setattr(m, "__pydantic_private__", None)
+    return m
+
+
+def _delta_message(step: Step) -> DeltaMessage | None:
+    """The ``DeltaMessage`` of one step (None when it holds nothing); pydantic's validation of three
+    nested models per delta would cost more than the parse, and the values are well-typed by construction."""
+    content, reasoning, pieces = step
+    if not (content or reasoning or pieces):
+        return None
+    build = _build if _FAST else lambda cls, values: cls.model_construct(**values)
+    calls = [
+        build(
+            DeltaToolCall,
+            {
+                "id": call_id,
+                "type": "function" if call_id is not None else None,
+                "index": index,
+                "function": build(DeltaFunctionCall, {"name": name, "arguments": arguments}),
+            },
+        )
+        for index, call_id, name, arguments in pieces
+    ]
+    message: DeltaMessage = build(
+        DeltaMessage, {"role": None, "content": content or None, "reasoning": reasoning or None, "tool_calls": calls}
+    )
+    return message
 
 
 class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
@@ -162,7 +200,7 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
             self._session = Session(self._policy(request))
         if self._session.closed:
             return None
-        return self._sent(self._session.feed(delta_text))
+        return self._sent(self._session.step(delta_text))
 
     def finish_streaming(self) -> DeltaMessage | None:
         """End of the stream: flush the engine's held-back text; an unfinished call is not sent.
@@ -171,12 +209,12 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         """
         if self._session is None or self._session.closed:
             return None
-        return self._sent(self._session.close())
+        return self._sent(self._session.finish())
 
-    def _sent(self, delta: Delta) -> DeltaMessage | None:
+    def _sent(self, step: Step) -> DeltaMessage | None:
         assert self._session is not None
-        self._book(self._session, delta, final=self._session.closed)
-        return _delta_message(delta)
+        self._book(self._session, step[2], final=self._session.closed)
+        return _delta_message(step)
 
 
 class HermesReasoningParser(ReasoningParser):  # type: ignore[misc]
