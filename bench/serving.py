@@ -4,6 +4,7 @@
     $VENVS/sglang-0.5.23/bin/python bench/serving.py    # SGLang section (hermes, qwen25, plugin)
     ... bench/serving.py --quick                         # 1 KB / 10 KB only
     ... bench/serving.py --budget 600                    # let slow parsers run longer before projecting
+    ... bench/serving.py --only engine --only plugin     # only the rows whose label holds one of these
 
 (``VENVS`` is ``$HERMES_TOOLCALL_VENV_CACHE``, built by ``.ci/heavy-venvs.sh``; this checkout's ``src/``
 is put first on ``sys.path``.) Every parser is driven the way its server's streaming loop drives it,
@@ -279,6 +280,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="1 KB and 10 KB only, no 1 MB row")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds a single run may take (projected)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", action="append", default=[], help="run only the rows whose label holds this (repeatable)")
     args = ap.parse_args()
     sizes = SIZES[:2] if args.quick else SIZES
     calibrate()
@@ -309,6 +311,8 @@ def main() -> None:
         ]
     except ImportError:
         pass
+    if args.only:
+        rows = [(label, run) for label, run in rows if any(part in label for part in args.only)]
     inputs = [(f"{s // 1000} KB", deltas(one_call(s))) for s in sizes]
     if not args.quick:
         inputs.append(("1 MB, µs/delta", deltas(many_calls(1_000_000))))

@@ -266,6 +266,14 @@ class Session:
         events = self.parser.feed(text)
         if not events:  # most deltas while a call's body is read whole
             return _NO_STEP
+        if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
+            chunks = self.chunker.feed(events)
+            if not chunks:
+                return _NO_STEP
+            index = chunks[0]["choices"][0]["delta"]["tool_calls"][0]["index"]
+            piece = events[0].text
+            self.calls[index].pieces.append(piece)
+            return ("", "", ((index, None, None, piece),))
         return _merge(self._chunks(events))
 
     def finish(self) -> Step:
@@ -283,11 +291,6 @@ class Session:
         return _merge(chunks)
 
     def _chunks(self, events: list[Event]) -> list[dict[str, Any]]:
-        if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # the usual event with argument deltas
-            chunks = self.chunker.feed(events)
-            if chunks:
-                self.calls[chunks[0]["choices"][0]["delta"]["tool_calls"][0]["index"]].pieces.append(events[0].text)
-            return chunks
         if self.policy.reasoning_as_content:
             events = _reasoning_as_text(events)
         chunks = self.chunker.feed(events)

@@ -34,6 +34,7 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser  # 
 from ..profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
 from . import config  # noqa: E402
+from .models import builder  # noqa: E402
 from .scoring import ServerScorer  # noqa: E402
 from .session import Bookkeeping, Policy, Result, Session, Step, complete, tool_objects  # noqa: E402
 
@@ -48,6 +49,9 @@ __all__ = [
 ]
 
 NAME = "hermes_toolcall"
+# the per-delta results, built without pydantic's validation (integrations.models)
+_RESULT = builder(StreamingParseResult)
+_ITEM = builder(ToolCallItem)
 
 
 def structure_of(name: str, dialect: str) -> StructureInfo:
@@ -129,8 +133,9 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
         assert self._session is not None
         content, _, pieces = step
         self._book(self._session, pieces, final=self._session.closed)
-        calls = [ToolCallItem(tool_index=i, name=n, parameters=a) for i, _, n, a in pieces]
-        return StreamingParseResult(normal_text=content, calls=calls)
+        calls = [_ITEM({"tool_index": i, "name": n, "parameters": a}) for i, _, n, a in pieces]
+        result: StreamingParseResult = _RESULT({"normal_text": content, "calls": calls})
+        return result
 
     def structure_info(self) -> Any:
         """The frame of a call for SGLang's structural tags (``<tool_call>`` triggers it)."""

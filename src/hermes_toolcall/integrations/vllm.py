@@ -45,6 +45,7 @@ from ..profiles import DIALECTS  # noqa: E402
 from ..prompt_state import generation_prompt_state  # noqa: E402
 from . import config  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
+from .models import builder  # noqa: E402
 from .scoring import ServerScorer  # noqa: E402
 from .session import Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
 
@@ -88,36 +89,9 @@ def policy_of(request: Any, *, dialect: str, tools: Sequence[Any] | None = None)
     )
 
 
-def _plain(cls: Any) -> bool:
-    """Whether ``model_construct(**all fields)`` only sets the instance's state (see ``_delta_message``)."""
-    return (
-        not cls.__pydantic_post_init__
-        and not cls.__private_attributes__
-        and not cls.__pydantic_root_model__
-        and all(f.alias is None and f.validation_alias is None for f in cls.__pydantic_fields__.values())
-    )
-
-
-_MODELS = (DeltaMessage, DeltaToolCall, DeltaFunctionCall)
-_FAST = all(_plain(cls) for cls in _MODELS)
-_setattr = object.__setattr__
-#: models whose instances carry an (empty) ``__pydantic_extra__`` dict, as ``model_construct`` gives them
-_ALLOW_EXTRA = frozenset(cls for cls in _MODELS if cls.model_config.get("extra") == "allow")
-
-
-def _build(cls: Any, values: dict[str, Any]) -> Any:
-    """``cls.model_construct(**values)`` for a ``_plain`` class given every field: the same state, set directly.
-
-    ``model_construct`` walks the class's fields (aliases, defaults) on every call; vLLM needs three
-    models per delta, so that walk would cost more than the parse (a test checks both agree, the
-    fields set included).
-    """
-    m = cls.__new__(cls)
-    _setattr(m, "__dict__", values)
-    _setattr(m, "__pydantic_fields_set__", set(values))
-    _setattr(m, "__pydantic_extra__", {} if cls in _ALLOW_EXTRA else None)
-    _setattr(m, "__pydantic_private__", None)
-    return m
+_MESSAGE = builder(DeltaMessage)
+_TOOL_CALL = builder(DeltaToolCall)
+_FUNCTION = builder(DeltaFunctionCall)
 
 
 def _delta_message(step: Step) -> DeltaMessage | None:
@@ -126,21 +100,19 @@ def _delta_message(step: Step) -> DeltaMessage | None:
     content, reasoning, pieces = step
     if not (content or reasoning or pieces):
         return None
-    build = _build if _FAST else lambda cls, values: cls.model_construct(**values)
     calls = [
-        build(
-            DeltaToolCall,
+        _TOOL_CALL(
             {
                 "id": call_id,
                 "type": "function" if call_id is not None else None,
                 "index": index,
-                "function": build(DeltaFunctionCall, {"name": name, "arguments": arguments}),
-            },
+                "function": _FUNCTION({"name": name, "arguments": arguments}),
+            }
         )
         for index, call_id, name, arguments in pieces
     ]
-    message: DeltaMessage = build(
-        DeltaMessage, {"role": None, "content": content or None, "reasoning": reasoning or None, "tool_calls": calls}
+    message: DeltaMessage = _MESSAGE(
+        {"role": None, "content": content or None, "reasoning": reasoning or None, "tool_calls": calls}
     )
     return message
 
