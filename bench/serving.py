@@ -4,6 +4,7 @@
     $VENVS/sglang-0.5.23/bin/python bench/serving.py    # SGLang section (hermes, qwen25, plugin)
     ... bench/serving.py --quick                         # 1 KB / 10 KB only
     ... bench/serving.py --budget 600                    # let slow parsers run longer before projecting
+    ... bench/serving.py --only engine --only plugin     # only the rows whose label holds one of these
 
 (``VENVS`` is ``$HERMES_TOOLCALL_VENV_CACHE``, built by ``.ci/heavy-venvs.sh``; this checkout's ``src/``
 is put first on ``sys.path``.) Every parser is driven the way its server's streaming loop drives it,
@@ -15,8 +16,12 @@ argument deltas (``HERMES_TOOLCALL_EAGER=1``, like for like: both servers' parse
 arguments); ``whole`` rows send each call when its block closes (the plugins' default). A parser
 whose projected time at the next size exceeds ``--budget`` seconds (from its growth so far) is not
 run there; the table shows the projection instead. Each cell is the time spent inside the parser's
-own methods (the figure the goals are about), then the whole loop's time including the server's own
-per-delta work (``loop``), best of ``--repeat`` runs.
+own methods (the figure the goals are about; it includes the clock's own cost per call, printed at
+start), then the whole loop's time including the server's own per-delta work (``loop``), best of
+``--repeat`` runs. vLLM's ``hf`` row is its unified response-template parser (``--tool-call-parser
+hf``) on ``QWEN3_RESPONSE_TEMPLATE``; its inside figure is its whole ``parse_delta`` (it has no
+separate tool parser), and it sends each call when its block closes, so the like-for-like plugin row
+for it is ``whole calls``.
 """
 
 from __future__ import annotations
@@ -77,8 +82,14 @@ def deltas(text: str) -> list[str]:
 
 Runner = Callable[[list[str]], int]  # feeds the deltas, returns the number of calls the client got
 
-#: seconds spent inside the parser's own methods during the last run (the server's loop excluded)
+#: seconds spent inside the parser's own methods during the last run (the server's loop excluded),
+#: and the number of clocked calls
 INSIDE = [0.0]
+CALLS = [0]
+#: the clock's own cost per clocked call (two ``perf_counter`` reads and the wrapper), measured on a no-op
+#: method at start and printed, not taken off: on a loaded machine the measure moves as much as a fast
+#: parser's call, so the inside figures keep it (it weighs on the fast rows, hermes-toolcall's, only)
+OVERHEAD = [0.0]
 
 
 def clocked(obj: object, *names: str) -> None:
@@ -94,8 +105,27 @@ def clocked(obj: object, *names: str) -> None:
                 return _method(*args, **kwargs)
             finally:
                 INSIDE[0] += time.perf_counter() - start
+                CALLS[0] += 1
 
         setattr(obj, name, wrapper)
+
+
+def calibrate() -> None:
+    """Measure ``OVERHEAD``: the smallest mean time ``clocked`` adds up around a method that does nothing."""
+
+    class Nothing:
+        def call(self, *args: object) -> None:
+            return None
+
+    probe = Nothing()
+    clocked(probe, "call")
+    best = math.inf
+    for _ in range(5):
+        INSIDE[0], CALLS[0] = 0.0, 0
+        for _ in range(20_000):
+            probe.call("abcd", None)
+        best = min(best, INSIDE[0] / CALLS[0])
+    OVERHEAD[0] = best
 
 
 # ---------------------------------------------------------------------------------------------- engine
@@ -145,6 +175,61 @@ def vllm_runner(name: str, eager: bool) -> Runner:
     return run
 
 
+#: A response template for the Qwen3 output format (``<think>…</think>``, content, ``<tool_call>`` blocks of
+#: JSON), for vLLM's unified ``hf`` parser. transformers' own Qwen3 template is checkpoint metadata
+#: (``tokenizer_config.json``) and no copy is on this machine, so this one is written here from the
+#: Qwen3 chat template's output format (conformance/templates/Qwen-Qwen3-0.6B.jinja) in the schema
+#: vLLM's loader validates (``vllm.parser.chat_parsing.response_templates``).
+QWEN3_RESPONSE_TEMPLATE = {
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "thinking": {"open": "<think>", "close": "</think>"},
+        "content": {},
+        "tool_calls": {
+            "open": "<tool_call>",
+            "close": "</tool_call>",
+            "content": "json",
+            "repeats": True,
+            "transform": {
+                "type": "function",
+                "function": {"name": "{content.name}", "arguments": "{content.arguments}"},
+            },
+        },
+    },
+}
+
+
+def vllm_hf_runner() -> Runner:
+    """vLLM's unified ``hf`` response-template parser (``--tool-call-parser hf``) on ``QWEN3_RESPONSE_TEMPLATE``."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+    from vllm.parser import ParserManager
+
+    import hermes_toolcall.integrations.vllm as plugin
+
+    _, tokenizer = plugin._builtin_parser("hermes")
+    tokenizer.response_template = QWEN3_RESPONSE_TEMPLATE  # as loaded from a checkpoint's tokenizer_config.json
+    cls = ParserManager.get_parser(tool_parser_name="hf", enable_auto_tools=True, tokenizer=tokenizer)
+    prompt = tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
+
+    def run(pieces: list[str]) -> int:
+        messages = [{"role": "user", "content": "hi"}]
+        request = ChatCompletionRequest(model="m", messages=messages, tools=TOOLS, stream=True)
+        parser = cls(tokenizer, request.tools)
+        request = parser.adjust_request(request)
+        clocked(parser, "parse_delta", "set_prompt_token_ids")
+        processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+        ids: set[int] = set()
+        last = len(pieces) - 1
+        for n, piece in enumerate(pieces):
+            step = processor.step(piece, [0], "stop" if n == last else None, prompt)
+            if step.delta is not None:
+                ids.update(tc.index for tc in step.delta.tool_calls)
+        return len(ids)
+
+    return run
+
+
 # ---------------------------------------------------------------------------------------------- SGLang
 
 
@@ -178,7 +263,7 @@ def timed(run: Runner, pieces: list[str], repeat: int) -> tuple[float, float, in
     calls = 0
     for _ in range(repeat):
         gc.collect()
-        INSIDE[0] = 0.0
+        INSIDE[0], CALLS[0] = 0.0, 0
         start = time.perf_counter()
         calls = run(pieces)
         best = min(best, (time.perf_counter() - start, INSIDE[0]))
@@ -196,8 +281,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="1 KB and 10 KB only, no 1 MB row")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds a single run may take (projected)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", action="append", default=[], help="run only the rows whose label holds this (repeatable)")
     args = ap.parse_args()
     sizes = SIZES[:2] if args.quick else SIZES
+    calibrate()
+    print(f"clock overhead (kept in the inside figures): {OVERHEAD[0] * 1e9:.0f} ns per clocked call")
     rows: list[tuple[str, Runner]] = [
         ("hermes-toolcall engine, default", engine(False)),
         ("hermes-toolcall engine, stream_arguments=True", engine(True)),
@@ -207,6 +295,7 @@ def main() -> None:
 
         rows += [
             ("vLLM `hermes` (built in)", vllm_runner("hermes", False)),
+            ("vLLM `hf` (built in, Qwen3 response template; whole calls)", vllm_hf_runner()),
             ("vLLM + hermes_toolcall plugin, argument deltas", vllm_runner("hermes_toolcall", True)),
             ("vLLM + hermes_toolcall plugin, whole calls (default)", vllm_runner("hermes_toolcall", False)),
         ]
@@ -223,6 +312,8 @@ def main() -> None:
         ]
     except ImportError:
         pass
+    if args.only:
+        rows = [(label, run) for label, run in rows if any(part in label for part in args.only)]
     inputs = [(f"{s // 1000} KB", deltas(one_call(s))) for s in sizes]
     if not args.quick:
         inputs.append(("1 MB, µs/delta", deltas(many_calls(1_000_000))))
@@ -241,7 +332,7 @@ def main() -> None:
                     previous = (size, projected)
                     continue
             total, seconds, calls = timed(run, pieces, 1 if previous and previous[1] > 5 else args.repeat)
-            if previous is not None and previous[1] > 0:
+            if previous is not None and previous[1] > 0 and seconds > 0:
                 exponent = max(1.0, math.log(seconds / previous[1]) / math.log(size / previous[0]))
             previous = (size, seconds)
             if name.startswith("1 MB"):

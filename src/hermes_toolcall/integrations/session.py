@@ -24,6 +24,7 @@ from ..model import ReasoningKind
 from ..options import Undeclared
 from ..statemachine import StreamParser
 from ..statemachine.events import (
+    ArgumentsDelta,
     Event,
     ReasoningDelta,
     ReasoningEnd,
@@ -38,9 +39,12 @@ __all__ = [
     "CallDelta",
     "CallRecord",
     "Delta",
+    "Piece",
     "Policy",
     "Result",
     "Session",
+    "Step",
+    "as_delta",
     "complete",
     "stream_parser",
     "tool_objects",
@@ -151,10 +155,39 @@ class CallRecord:
         return self.pieces[0] if self.pieces else ""
 
 
-def _merge(chunks: Sequence[Mapping[str, Any]]) -> Delta:
+#: One call's piece on the hot path: (index, id, name, arguments); id and name in its first piece only.
+Piece = tuple[int, "str | None", "str | None", str]
+#: What one fed delta produced on the hot path: (content, reasoning, call pieces); ``Delta`` as a tuple
+#: (a frozen dataclass costs about 1 µs to build, and a long call's arguments come a few characters at a time).
+Step = tuple[str, str, tuple[Piece, ...]]
+_NO_STEP: Step = ("", "", ())
+
+
+def as_delta(step: Step) -> Delta:
+    """A hot-path ``Step`` as a ``Delta`` value.
+
+    >>> as_delta(("Hi", "", ((0, "c", "f", "{}"),)))
+    Delta(content='Hi', reasoning='', calls=(CallDelta(index=0, id='c', name='f', arguments='{}'),))
+    """
+    content, reasoning, pieces = step
+    calls = tuple(CallDelta(index=i, id=c, name=n, arguments=a) for i, c, n, a in pieces)
+    return Delta(content=content, reasoning=reasoning, calls=calls)
+
+
+def _merge(chunks: Sequence[Mapping[str, Any]]) -> Step:
+    if len(chunks) == 1:  # the usual case (one argument piece, one text piece): no accumulation
+        delta = chunks[0]["choices"][0]["delta"]
+        entries = delta.get("tool_calls")
+        if not entries:
+            return (delta.get("content") or "", delta.get("reasoning_content") or "", ())
+        if len(entries) == 1:
+            entry = entries[0]
+            function = entry.get("function") or {}
+            piece = (entry["index"], entry.get("id"), function.get("name"), function.get("arguments") or "")
+            return (delta.get("content") or "", delta.get("reasoning_content") or "", (piece,))
     content: list[str] = []
     reasoning: list[str] = []
-    calls: dict[int, CallDelta] = {}
+    calls: dict[int, Piece] = {}
     for chunk in chunks:
         delta = chunk["choices"][0]["delta"]
         if delta.get("content"):
@@ -167,11 +200,10 @@ def _merge(chunks: Sequence[Mapping[str, Any]]) -> Delta:
             arguments = function.get("arguments") or ""
             have = calls.get(index)
             if have is None:
-                name = function.get("name")
-                calls[index] = CallDelta(index=index, id=entry.get("id"), name=name, arguments=arguments)
+                calls[index] = (index, entry.get("id"), function.get("name"), arguments)
             else:
-                calls[index] = CallDelta(index=index, id=have.id, name=have.name, arguments=have.arguments + arguments)
-    return Delta(content="".join(content), reasoning="".join(reasoning), calls=tuple(calls.values()))
+                calls[index] = (index, have[1], have[2], have[3] + arguments)
+    return ("".join(content), "".join(reasoning), tuple(calls.values()))
 
 
 def _tag(kind: ReasoningKind, closing: bool) -> str:
@@ -212,10 +244,7 @@ class Session:
         Raises:
             StreamError: the session was already closed.
         """
-        if self.policy.tool_choice == "none":
-            self.parser.feed(text)  # the engine still checks the session's use (feed after close)
-            return Delta(content=text)
-        return _merge(self._chunks(self.parser.feed(text)))
+        return as_delta(self.step(text))
 
     def close(self) -> Delta:
         """End of the output: flush what the engine held back; a truncated call is reported invalid.
@@ -223,10 +252,40 @@ class Session:
         Raises:
             StreamError: the session was already closed.
         """
+        return as_delta(self.finish())
+
+    def step(self, text: str) -> Step:
+        """``feed`` for the servers' per-delta loops: the same result as a plain tuple.
+
+        Raises:
+            StreamError: the session was already closed.
+        """
+        if self.policy.tool_choice == "none":
+            self.parser.feed(text)  # the engine still checks the session's use (feed after close)
+            return (text, "", ())
+        events = self.parser.feed(text)
+        if not events:  # most deltas while a call's body is read whole
+            return _NO_STEP
+        if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
+            chunks = self.chunker.feed(events)
+            if not chunks:
+                return _NO_STEP
+            index = chunks[0]["choices"][0]["delta"]["tool_calls"][0]["index"]
+            piece = events[0].text
+            self.calls[index].pieces.append(piece)
+            return ("", "", ((index, None, None, piece),))
+        return _merge(self._chunks(events))
+
+    def finish(self) -> Step:
+        """``close`` for the servers' loops: the same result as a plain tuple.
+
+        Raises:
+            StreamError: the session was already closed.
+        """
         self.closed = True
         events = self.parser.close()
         if self.policy.tool_choice == "none":
-            return Delta()
+            return _NO_STEP
         chunks = self._chunks(events)
         chunks += [c for c in self.chunker.finish() if c["choices"][0]["finish_reason"] is None]
         return _merge(chunks)
@@ -265,12 +324,12 @@ class Bookkeeping:
     current_tool_name_sent: bool
     _booked: int = 0  # calls whose entries are final
 
-    def _book(self, session: Session, delta: Delta, *, final: bool) -> None:
-        for piece in delta.calls:
-            if piece.id is not None:
-                self.prev_tool_call_arr.append({"name": piece.name, "arguments": ""})
+    def _book(self, session: Session, pieces: tuple[Piece, ...], *, final: bool) -> None:
+        for index, call_id, name, _ in pieces:
+            if call_id is not None:
+                self.prev_tool_call_arr.append({"name": name, "arguments": ""})
                 self.streamed_args_for_tool.append("")
-                self.current_tool_id = piece.index
+                self.current_tool_id = index
                 self.current_tool_name_sent = True
         calls = session.calls
         done = self._booked

@@ -34,8 +34,9 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser  # 
 from ..profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
 from . import config  # noqa: E402
+from .models import builder  # noqa: E402
 from .scoring import ServerScorer  # noqa: E402
-from .session import Bookkeeping, Delta, Policy, Result, Session, complete, tool_objects  # noqa: E402
+from .session import Bookkeeping, Policy, Result, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = [
     "HermesDetector",
@@ -48,6 +49,9 @@ __all__ = [
 ]
 
 NAME = "hermes_toolcall"
+# the per-delta results, built without pydantic's validation (integrations.models)
+_RESULT = builder(StreamingParseResult)
+_ITEM = builder(ToolCallItem)
 
 
 def structure_of(name: str, dialect: str) -> StructureInfo:
@@ -117,19 +121,21 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
             self._session = Session(self._policy(tools, eager=config.eager()))
         if self._session.closed:
             return StreamingParseResult()
-        return self._sent(self._session.feed(new_text))
+        return self._sent(self._session.step(new_text))
 
     def finish(self, tools: Any) -> StreamingParseResult:
         """End of the stream: the held-back text; an unfinished call is not sent."""
         if self._session is None or self._session.closed:
             return StreamingParseResult()
-        return self._sent(self._session.close())
+        return self._sent(self._session.finish())
 
-    def _sent(self, delta: Delta) -> StreamingParseResult:
+    def _sent(self, step: Step) -> StreamingParseResult:
         assert self._session is not None
-        self._book(self._session, delta, final=self._session.closed)
-        calls = [ToolCallItem(tool_index=c.index, name=c.name, parameters=c.arguments) for c in delta.calls]
-        return StreamingParseResult(normal_text=delta.content, calls=calls)
+        content, _, pieces = step
+        self._book(self._session, pieces, final=self._session.closed)
+        calls = [_ITEM({"tool_index": i, "name": n, "parameters": a}) for i, _, n, a in pieces]
+        result: StreamingParseResult = _RESULT({"normal_text": content, "calls": calls})
+        return result
 
     def structure_info(self) -> Any:
         """The frame of a call for SGLang's structural tags (``<tool_call>`` triggers it)."""

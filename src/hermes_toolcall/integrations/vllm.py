@@ -45,8 +45,9 @@ from ..profiles import DIALECTS  # noqa: E402
 from ..prompt_state import generation_prompt_state  # noqa: E402
 from . import config  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
+from .models import builder  # noqa: E402
 from .scoring import ServerScorer  # noqa: E402
-from .session import Bookkeeping, Delta, Policy, Session, complete, tool_objects  # noqa: E402
+from .session import Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
@@ -88,23 +89,32 @@ def policy_of(request: Any, *, dialect: str, tools: Sequence[Any] | None = None)
     )
 
 
-def _delta_message(delta: Delta) -> DeltaMessage | None:
-    # model_construct: the values are well-typed by construction; pydantic's validation of three
-    # nested models per delta would cost more than the parse itself
-    if not delta:
+_MESSAGE = builder(DeltaMessage)
+_TOOL_CALL = builder(DeltaToolCall)
+_FUNCTION = builder(DeltaFunctionCall)
+
+
+def _delta_message(step: Step) -> DeltaMessage | None:
+    """The ``DeltaMessage`` of one step (None when it holds nothing); pydantic's validation of three
+    nested models per delta would cost more than the parse, and the values are well-typed by construction."""
+    content, reasoning, pieces = step
+    if not (content or reasoning or pieces):
         return None
     calls = [
-        DeltaToolCall.model_construct(
-            index=c.index,
-            id=c.id,
-            type="function" if c.id is not None else None,
-            function=DeltaFunctionCall.model_construct(name=c.name, arguments=c.arguments),
+        _TOOL_CALL(
+            {
+                "id": call_id,
+                "type": "function" if call_id is not None else None,
+                "index": index,
+                "function": _FUNCTION({"name": name, "arguments": arguments}),
+            }
         )
-        for c in delta.calls
+        for index, call_id, name, arguments in pieces
     ]
-    return DeltaMessage.model_construct(
-        role=None, content=delta.content or None, reasoning=delta.reasoning or None, tool_calls=calls
+    message: DeltaMessage = _MESSAGE(
+        {"role": None, "content": content or None, "reasoning": reasoning or None, "tool_calls": calls}
     )
+    return message
 
 
 class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
@@ -162,7 +172,7 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
             self._session = Session(self._policy(request))
         if self._session.closed:
             return None
-        return self._sent(self._session.feed(delta_text))
+        return self._sent(self._session.step(delta_text))
 
     def finish_streaming(self) -> DeltaMessage | None:
         """End of the stream: flush the engine's held-back text; an unfinished call is not sent.
@@ -171,12 +181,12 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         """
         if self._session is None or self._session.closed:
             return None
-        return self._sent(self._session.close())
+        return self._sent(self._session.finish())
 
-    def _sent(self, delta: Delta) -> DeltaMessage | None:
+    def _sent(self, step: Step) -> DeltaMessage | None:
         assert self._session is not None
-        self._book(self._session, delta, final=self._session.closed)
-        return _delta_message(delta)
+        self._book(self._session, step[2], final=self._session.closed)
+        return _delta_message(step)
 
 
 class HermesReasoningParser(ReasoningParser):  # type: ignore[misc]

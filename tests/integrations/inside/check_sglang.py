@@ -86,3 +86,28 @@ def test_launcher_module_imports_sglang_entry_points() -> None:
 
     args = prepare_server_args(["--model-path", "/nonexistent", "--tool-call-parser", "hermes_toolcall"])
     assert args.tool_call_parser == "hermes_toolcall"
+
+
+@pytest.mark.parametrize(
+    "step", [("Hi", "", ()), ("", "", ((0, "c", "f", '{"a"'),)), ("x", "", ((0, None, None, "1}"),))]
+)
+def test_results_built_directly_equal_pydantic_construction(step: Any) -> None:
+    # regression: pydantic validated two models per delta; integrations.models sets the same state directly
+    from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+
+    from hermes_toolcall.integrations.models import plain
+    from hermes_toolcall.integrations.session import Policy, Session
+
+    assert plain(StreamingParseResult) and plain(ToolCallItem)  # the direct path is used
+    content, _, pieces = step
+    detector = HermesDetector()
+    detector._session = Session(Policy())
+    got = detector._sent(step)
+    expected = StreamingParseResult(
+        normal_text=content, calls=[ToolCallItem(tool_index=i, name=n, parameters=a) for i, _, n, a in pieces]
+    )
+    assert got == expected
+    assert got.model_dump() == expected.model_dump()
+    assert got.model_fields_set == expected.model_fields_set
+    for g, e in zip(got.calls, expected.calls, strict=True):
+        assert g.model_fields_set == e.model_fields_set

@@ -180,3 +180,44 @@ def test_required_and_named_constrain_generation_to_the_native_format(choice: An
 def test_builtin_hermes_scored_by_the_same_harness() -> None:
     out = score_builtin(Request(text=EDGE[0].text, chunks=(EDGE[0].text,)))
     assert [c.name for c in out.calls] == ["get_weather"]
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        ("Hi", "", ()),
+        ("", "hm", ()),
+        ("", "", ((0, "call_0", "f", '{"a"'),)),
+        ("x", "", ((0, None, None, ": 1}"), (1, "call_1", "g", "{}"))),
+    ],
+)
+def test_delta_messages_built_directly_equal_model_construct(step: Any) -> None:
+    # regression: model_construct cost 3 field walks per delta; integrations.models sets the same state directly
+    from vllm.entrypoints.generate.base.protocol import DeltaFunctionCall, DeltaMessage, DeltaToolCall
+
+    from hermes_toolcall.integrations.models import plain
+
+    assert all(plain(cls) for cls in (DeltaMessage, DeltaToolCall, DeltaFunctionCall))  # the direct path is used
+    content, reasoning, pieces = step
+    calls = [
+        DeltaToolCall.model_construct(
+            id=c, type="function" if c is not None else None, index=i,
+            function=DeltaFunctionCall.model_construct(name=n, arguments=a),
+        )
+        for i, c, n, a in pieces
+    ]
+    expected = DeltaMessage.model_construct(
+        role=None, content=content or None, reasoning=reasoning or None, tool_calls=calls
+    )
+    got = plugin._delta_message(step)
+    assert got == expected
+    assert got.model_fields_set == expected.model_fields_set
+    assert got.__pydantic_extra__ == expected.__pydantic_extra__
+    assert got.model_dump_json() == expected.model_dump_json()
+    for g, e in zip(got.tool_calls, expected.tool_calls, strict=True):
+        assert g.model_fields_set == e.model_fields_set and g.function.model_fields_set == e.function.model_fields_set
+        assert g.__pydantic_extra__ == e.__pydantic_extra__
+
+
+def test_an_empty_step_sends_no_delta() -> None:
+    assert plugin._delta_message(("", "", ())) is None

@@ -1,0 +1,63 @@
+"""Building the servers' pydantic models on the per-delta path without pydantic's per-call work.
+
+Both servers want a few small models per delta (vLLM: ``DeltaMessage`` → ``DeltaToolCall`` →
+``DeltaFunctionCall``; SGLang: ``StreamingParseResult`` → ``ToolCallItem``). Validating them costs
+more than parsing the delta, and even ``model_construct`` walks the class's fields (aliases,
+defaults) on every call. The values the adapters pass are well-typed by construction and give every
+field, so ``builder`` sets the instance's state directly, exactly as ``model_construct(**values)``
+sets it (the servers' tests check both agree, fields set included). A class that needs more
+(aliases, private attributes, a post-init hook, a root model) gets ``model_construct`` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["builder", "plain"]
+
+_setattr = object.__setattr__
+
+
+def plain(cls: Any) -> bool:
+    """Whether ``cls.model_construct(**every field)`` only sets the instance's state.
+
+    >>> class M:  # a stand-in with pydantic's class attributes
+    ...     __pydantic_post_init__ = None
+    ...     __private_attributes__: dict[str, object] = {}
+    ...     __pydantic_root_model__ = False
+    ...     __pydantic_fields__: dict[str, object] = {}
+    >>> plain(M)
+    True
+    """
+    return (
+        not cls.__pydantic_post_init__
+        and not cls.__private_attributes__
+        and not cls.__pydantic_root_model__
+        and all(f.alias is None and f.validation_alias is None for f in cls.__pydantic_fields__.values())
+    )
+
+
+def builder(cls: Any) -> Callable[[dict[str, Any]], Any]:
+    """A function from every field's value to a ``cls`` instance, as ``cls.model_construct(**values)`` builds it.
+
+    Args:
+        cls: a pydantic v2 model class.
+
+    Returns:
+        The builder; it takes the dict of values as the instance's ``__dict__`` (pass a fresh dict).
+    """
+    if not plain(cls):
+        return lambda values: cls.model_construct(**values)
+    allow_extra = cls.model_config.get("extra") == "allow"  # model_construct then gives an empty extra dict
+    new = cls.__new__
+
+    def build(values: dict[str, Any]) -> Any:
+        m = new(cls)
+        _setattr(m, "__dict__", values)
+        _setattr(m, "__pydantic_fields_set__", set(values))
+        _setattr(m, "__pydantic_extra__", {} if allow_extra else None)
+        _setattr(m, "__pydantic_private__", None)
+        return m
+
+    return build

@@ -1,0 +1,110 @@
+"""``integrations.session`` without a server: the hot path (``Session.step``) against ``feed`` and ``complete``.
+
+The servers' adapters feed ``step()`` (plain tuples, issue 14's second pass); ``feed()`` is the same
+result as ``Delta`` values. Both must accumulate, on every chunking and in both modes (calls sent
+whole, or announced with argument deltas), to the non-streaming ``complete()``.
+"""
+
+from __future__ import annotations
+
+import doctest
+import random
+
+import pytest
+
+from hermes_toolcall.integrations import session as session_module
+from hermes_toolcall.integrations.session import Bookkeeping, Policy, Session, as_delta, complete
+
+TEXTS = [
+    'Let me check. <tool_call>\n{"name": "f", "arguments": {"city": "Paris", "n": [1, {"a": "}]"}]}}\n'
+    "</tool_call>\nDone.",
+    '<tool_call>\n{"name": "f", "arguments": {"q": "a </tool_call> \\" b"}}\n</tool_call>',
+    '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "f", "arguments": {"b":',
+    '<think>\nhm\n</think>\n\nHi <tool_call>{"arguments": {"x": {}}, "name": "g"}</tool_call> after',
+    '<tool_call>\n{"name": "f", "arguments": {"items": ['
+    + ", ".join(f'{{"k": {k}, "v": "w"}}' for k in range(300))
+    + "]}}\n</tool_call>",
+    "plain text, no calls at all",
+]
+
+
+def _ids(n: int) -> str:
+    return f"call_{n}"
+
+
+def _cuts(text: str, rng: random.Random) -> list[str]:
+    cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 40))))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def _accumulate(policy: Policy, pieces: list[str], *, use_step: bool) -> tuple[str, str, dict[int, list[str]]]:
+    s = Session(policy)
+    content: list[str] = []
+    reasoning: list[str] = []
+    calls: dict[int, list[str]] = {}
+    steps = [s.step(p) if use_step else s.feed(p) for p in pieces] + [s.finish() if use_step else s.close()]
+    for step in steps:
+        delta = as_delta(step) if isinstance(step, tuple) else step
+        content.append(delta.content)
+        reasoning.append(delta.reasoning)
+        for c in delta.calls:
+            entry = calls.setdefault(c.index, ["", "", ""])
+            if c.id is not None:
+                assert not entry[0], "a call's id and name come in its first piece only"
+                entry[0], entry[1] = c.id, c.name or ""
+            entry[2] += c.arguments
+    return "".join(content), "".join(reasoning), calls
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("eager", [False, True])
+def test_step_and_feed_accumulate_to_complete_on_every_chunking(text: str, eager: bool) -> None:
+    rng = random.Random(text)
+    policy = Policy(ids=_ids, eager=eager)
+    whole = complete(text, policy)
+    for _ in range(25):
+        pieces = _cuts(text, rng)
+        by_step = _accumulate(policy, pieces, use_step=True)
+        assert by_step == _accumulate(policy, pieces, use_step=False)
+        content, reasoning, calls = by_step
+        assert content == (whole.content or "")
+        assert reasoning == (whole.reasoning or "")
+        valid = {c.index: [c.id, c.name, c.arguments] for c in whole.calls}
+        if eager:  # an announced call that never closed stays with the client as a partial call
+            calls = {i: c for i, c in calls.items() if i in valid}
+        assert calls == valid
+
+
+def test_step_in_tool_choice_none_gives_the_text_as_content() -> None:
+    s = Session(Policy(tool_choice="none"))
+    assert s.step("<tool_call>{") == ("<tool_call>{", "", ())
+    assert s.finish() == ("", "", ())
+
+
+class _Books(Bookkeeping):
+    def __init__(self) -> None:
+        self.prev_tool_call_arr = []
+        self.streamed_args_for_tool = []
+        self.current_tool_id = -1
+        self.current_tool_name_sent = False
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_bookkeeping_from_steps_holds_what_was_sent(eager: bool) -> None:
+    text = TEXTS[0] + TEXTS[1]
+    s = Session(Policy(ids=_ids, eager=eager))
+    books = _Books()
+    sent: dict[int, str] = {}
+    for piece in [*_cuts(text, random.Random(3)), None]:
+        step = s.step(piece) if piece is not None else s.finish()
+        books._book(s, step[2], final=piece is None)
+        for index, _, _, arguments in step[2]:
+            sent[index] = sent.get(index, "") + arguments
+    assert books.streamed_args_for_tool == [sent[i] for i in sorted(sent)]
+    assert [c["arguments"] for c in books.prev_tool_call_arr] == books.streamed_args_for_tool
+    assert [c["name"] for c in books.prev_tool_call_arr] == ["f", "f"]
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(session_module).failed == 0
