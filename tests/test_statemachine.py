@@ -127,7 +127,7 @@ def test_block_size_bound_gives_a_diagnostic_not_unbounded_memory() -> None:
     parser.feed('<tool_call>{"name": "f", "arguments": {"data": "')
     for _ in range(1000):
         parser.feed("x" * 50)
-        assert sum(map(len, parser._b_text)) <= 64 + 50  # the open block never holds more than bound + chunk
+        assert sum(map(len, parser._asm.block.text)) <= 64 + 50  # the open block never holds more than bound + chunk
     parser.close()
     result = parser.result()
     assert isinstance(result, Completion)
