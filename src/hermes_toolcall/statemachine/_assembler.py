@@ -33,7 +33,7 @@ from .events import (
 from .jsontrack import JsonTrack
 from .markers import BlockScan, block_scans
 from .messages import diagnostic
-from .table import CONTROL_ACTIONS, K_BLOCK, ROLES, Action, State, Trigger
+from .table import K_BLOCK, ROLES, Action, State, Trigger
 
 if TYPE_CHECKING:
     from ..tools_policy import ToolPolicy
@@ -43,7 +43,27 @@ __all__ = ["Assembler", "Envelope", "OpenBlock", "Segment"]
 _WS = " \t\n\r"
 _GAP, _HEADER, _TAIL, _REASONING = State.GAP, State.HEADER, State.TAIL, State.REASONING
 _CALL, _REASONING_CALL, _RESPONSE = State.CALL, State.REASONING_CALL, State.RESPONSE
-_IM_END = Trigger.IM_END
+# Members as module constants: looking one up on its Enum class costs several times more, and the
+# assembler names them at every boundary.
+_BAD_HEADER = Action.BAD_HEADER
+_BEGIN_TURN = Action.BEGIN_TURN
+_CLOSE_BLOCK = Action.CLOSE_BLOCK
+_CLOSE_REASONING = Action.CLOSE_REASONING
+_DIAG_STRAY = Action.DIAG_STRAY
+_END_COMPLETION = Action.END_COMPLETION
+_END_HEADER = Action.END_HEADER
+_OPEN_BLOCK = Action.OPEN_BLOCK
+_OPEN_REASONING = Action.OPEN_REASONING
+_REOPEN_BLOCK = Action.REOPEN_BLOCK
+_SPLIT_REASONING = Action.SPLIT_REASONING
+_STOP = Action.STOP
+_T_CLOSE_REASONING = Trigger.CLOSE_REASONING
+_T_CUT = Trigger.CUT
+_T_END_BLOCK = Trigger.END_BLOCK
+_T_EOF = Trigger.EOF
+_T_IM_END = Trigger.IM_END
+_T_OPEN_CALL = Trigger.OPEN_CALL
+_T_ROLE_PLAIN = Trigger.ROLE_PLAIN
 A = Action
 _DIAG_KEYS = {A.DIAG_FABRICATED: "HT122", A.DIAG_CALL_IN_REASONING: "HT124"}
 _KIND_OF_OPENER: dict[str, ReasoningKind] = {opener: kind for kind, opener in tags.OPEN.items()}
@@ -235,37 +255,37 @@ class Assembler:
         move = cur.moves[tag]
         action = move.action
         trigger = move.trigger
-        if action is A.OPEN_BLOCK:
+        if action is _OPEN_BLOCK:
             self.flush_text()
             self.open_block(trigger, at, tag)  # type: ignore[arg-type]
-        elif action is A.CLOSE_BLOCK:
+        elif action is _CLOSE_BLOCK:
             self.finish_block(at + len(tag), closed=True, closer=trigger)
-        elif action in CONTROL_ACTIONS:
+        elif move.control:
             self.control(action, trigger, tag, at)  # type: ignore[arg-type]
-        elif action is A.END_HEADER:
+        elif action is _END_HEADER:
             self.header_done(at)
-        elif action is A.REOPEN_BLOCK:  # unterminated; the tag opens the next block
+        elif action is _REOPEN_BLOCK:  # unterminated; the tag opens the next block
             self.finish_block(at, closed=False)
             if cur.state is _REASONING:
                 self.end_segment(at, closed=False)
             else:
                 self.flush_text()
             self.open_block(trigger, at, tag)  # type: ignore[arg-type]
-        elif action is A.OPEN_REASONING:
+        elif action is _OPEN_REASONING:
             self.flush_text()
             self.start_segment(_KIND_OF_OPENER[tag], at, opened=True)
             cur.fire(trigger)  # type: ignore[arg-type]
-        elif action is A.CLOSE_REASONING:
+        elif action is _CLOSE_REASONING:
             self.end_segment(at + len(tag), closed=True)
             cur.fire(trigger)  # type: ignore[arg-type]
-        elif action is A.SPLIT_REASONING:
+        elif action is _SPLIT_REASONING:
             self.end_segment(at, closed=False)
             self.open_block(trigger, at, tag)  # type: ignore[arg-type]
-        elif action is A.STOP:
+        elif action is _STOP:
             self.diag("HT122:stop", at, at + len(tag))
             self.stop(at, trigger)  # type: ignore[arg-type]
         else:  # a diagnostic; the tag stays text of the state
-            if action is A.DIAG_STRAY:
+            if action is _DIAG_STRAY:
                 self.diag("HT121", at, at + len(tag), tag=tag)
             else:
                 self.diag(_DIAG_KEYS[action], at, at + len(tag))
@@ -274,29 +294,29 @@ class Assembler:
     def control(self, action: Action, trigger: Trigger, tag: str, at: int) -> None:
         """A control token at ``at``: ends the body or the completion, opens or closes turns."""
         env = self.env
-        if action is A.END_COMPLETION:
+        if action is _END_COMPLETION:
             self.end_body(at)
             env.end_at = at
             env.end_token = tag
             self.cur.fire(trigger)
             return
-        if action is A.BEGIN_TURN:  # <|im_start|> in a gap
+        if action is _BEGIN_TURN:  # <|im_start|> in a gap
             self.end_gap(at)
             self.begin_turn(trigger, at)
             return
         end = at + len(tag)
-        if action is A.BAD_HEADER:
+        if action is _BAD_HEADER:
             self.diag("HT003", env.turn_start, at)
             env.role = "".join(self.text)
             self.text = []
             env.header = self.span(env.turn_start, at)
         else:
             self.end_body(at)
-        if trigger is _IM_END:  # END_TURN, or BAD_HEADER at <|im_end|>
+        if trigger is _T_IM_END:  # END_TURN, or BAD_HEADER at <|im_end|>
             self.end_turn(end, self.span(at, end))
             self.cur.fire(trigger)
             env.gap_start = end
-        elif action is A.BAD_HEADER:
+        elif action is _BAD_HEADER:
             self.end_turn(at, None)
             self.cur.fire(trigger)
             env.turn_start = at
@@ -335,7 +355,7 @@ class Assembler:
                 if total > env.body_start:
                     self.diag("HT002", total, total)
                 self.end_turn(total, None)
-        self.cur.fire(Trigger.EOF)
+        self.cur.fire(_T_EOF)
 
     def folded(self, source: str, total: int) -> Completion | Transcript:
         """The result value, once the input is closed."""
@@ -431,7 +451,7 @@ class Assembler:
         if trigger is None:
             start = env.turn_start + len(tags.IM_START)
             self.diag("HT004", start, start + len(role), role=role)
-            trigger = Trigger.ROLE_PLAIN
+            trigger = _T_ROLE_PLAIN
         self.events.append(new_turn_start(role, header))
         self.cur.fire(trigger)
 
@@ -454,7 +474,7 @@ class Assembler:
         if self.cur.state is _REASONING:
             self.end_segment(at, closed=False)
             self.diag("HT111", self.seg.start, at, kind=self.seg.kind)
-            self.cur.fire(Trigger.CLOSE_REASONING)
+            self.cur.fire(_T_CLOSE_REASONING)
         self.flush_text()
 
     # ------------------------------------------------------------------ blocks
@@ -470,7 +490,7 @@ class Assembler:
         block.mode = ""
         block.track = None
         block.scans = block_scans()[self.cur.state]
-        if trigger is Trigger.OPEN_CALL:
+        if trigger is _T_OPEN_CALL:
             env = self.env
             ordinal = env.ordinal
             env.ordinal += 1
@@ -566,11 +586,11 @@ class Assembler:
         block.track = None
         block.call = None
         if cut:
-            cur.fire(Trigger.CUT)
+            cur.fire(_T_CUT)
         elif closed:
             assert closer is not None
             cur.fire(closer)
         else:  # unterminated: the caller handles what ended it (a control token, an opener, the end)
-            cur.fire(Trigger.END_BLOCK)
+            cur.fire(_T_END_BLOCK)
         if cur.state is _REASONING:
             self.start_segment(self.seg.kind, end, opened=False)

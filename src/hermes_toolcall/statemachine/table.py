@@ -311,6 +311,7 @@ class Move:
 
     trigger: Trigger | None
     action: Action
+    control: bool  # the action is one of CONTROL_ACTIONS (a plain attribute: an Enum's hash is slow)
 
 
 #: A state, or ``reasoning:<kind>`` for the reasoning state of one kind (its closer differs).
@@ -365,7 +366,9 @@ def moves(
                     for marker in _resolve(name, state, kinds, kind):
                         if marker in table:
                             raise MachineBug(f"two rows for {marker!r} in {key}")
-                        table[marker] = Move(trigger=row.trigger, action=row.action)
+                        table[marker] = Move(
+                            trigger=row.trigger, action=row.action, control=row.action in CONTROL_ACTIONS
+                        )
         out[key] = table
     return out
 
