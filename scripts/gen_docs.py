@@ -1,7 +1,7 @@
 """Generate the docs that are derived from code: the diagnostics catalogue (and the state diagram).
 
-    python scripts/gen_docs.py          # write the files
-    python scripts/gen_docs.py --check  # exit 1 if a file is out of date (CI)
+python scripts/gen_docs.py          # write the files
+python scripts/gen_docs.py --check  # exit 1 if a file is out of date (CI)
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _walk() -> list[str]:
     from hermes_toolcall.statemachine import StreamParser
 
     parser = StreamParser(ids=sequential_ids())
-    first = 'Hi <tool_c'
+    first = "Hi <tool_c"
     chunk = 'all>{"name": "f", "arguments": {}}</tool_call> ok'
     before = parser.feed(first)
     held = parser._buf.pending
@@ -80,7 +80,7 @@ def _walk() -> list[str]:
         "   marker in `assistant` is `open_call` / `OPEN_BLOCK`: the text run `Hi ` is flushed into a",
         "   `Text` part, `Cursor.fire(open_call)` moves to `call`, whose reader is the `BlockReader`.",
         "5. **Block readers.** The loop goes on with the `BlockReader`: the body starts with `{`, so the",
-        "   `JsonBlockReader` takes over; the usual `{\"name\": \"f\"` start is read in one step and the",
+        '   `JsonBlockReader` takes over; the usual `{"name": "f"` start is read in one step and the',
         "   assembler announces the call (`ToolCallStart`). At `</tool_call>` (outside any string) the",
         "   reader calls `boundary` again: `close_call` / `CLOSE_BLOCK`, and the assembler folds the",
         "   block with `blocks.finish_call` (`ToolCallEnd`) and fires back to `assistant`.",

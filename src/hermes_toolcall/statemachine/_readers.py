@@ -329,9 +329,14 @@ class JsonBlockReader(PlainBlockReader):
         block = self.asm.block
         track = block.track
         assert track is not None
-        if track.phase == PHASE_MIN:
+        if end > block.limit:
+            return None
+        if track.phase == PHASE_MIN:  # only the block's end is looked for, as in a plain block
+            if "<" not in chunk:
+                self.buf.deferred.append(chunk)
+                return []
             return PlainBlockReader.fast(self, chunk, at, end)
-        if "<" in chunk or end > block.limit or self.buf.deferred:
+        if "<" in chunk or self.buf.deferred:
             return None
         events: list[Event] = []
         self.asm.events = events

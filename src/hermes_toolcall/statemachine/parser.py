@@ -206,10 +206,13 @@ class StreamParser:
         if not chunk:
             return []
         buf = self._buf
-        at = buf.take(chunk)
-        if not self._retain and len(buf.lines.starts) > self.forget_lines_at:
-            buf.lines.forget(self._asm.oldest_open(at - len(buf.pending) - sum(map(len, buf.deferred))))
-        end = at + len(chunk)
+        at = buf.total  # as buf.take(chunk), inlined (a call per chunk costs ~10% on small chunks)
+        buf.total = end = at + len(chunk)
+        buf.chunks.append(chunk)
+        if "\n" in chunk:
+            buf.lines.extend(chunk, at)
+            if not self._retain and len(buf.lines.starts) > self.forget_lines_at:
+                buf.lines.forget(self._asm.oldest_open(at - len(buf.pending) - sum(map(len, buf.deferred))))
         reader = self._cur.reader
         pending = buf.pending
         if pending:  # the held-back tail first
