@@ -75,7 +75,7 @@ class Reader:
     def resume(self, data: str, end: int) -> list[Event] | None:
         """The held-back tail followed by the new chunk (``data``), or None: read it."""
         if data in self.cur.held:
-            self.buf.pending = data  # still a proper prefix of a marker: the scanner would hold it too
+            self.buf.hold(data)  # still a proper prefix of a marker: the scanner would hold it too
             return []
         return None
 
@@ -110,7 +110,7 @@ class _TextReader(Reader):
             p = chunk.find("<")
             if chunk[p:] not in self.cur.held:
                 return None
-            self.buf.pending = chunk[p:]
+            self.buf.hold(chunk[p:])
             if not p:
                 return []
             chunk = chunk[:p]
@@ -273,7 +273,7 @@ class PlainBlockReader(BlockReader):
         if end > block.limit:
             return None
         if "<" not in chunk:
-            self.buf.deferred.append(chunk)  # only the block's end is looked for: read it later
+            self.buf.deferred.append(chunk)  # as buf.defer(chunk), inlined: only the block's end is looked for
             return []
         assert block.scans is not None
         p = chunk.find("<")
@@ -282,7 +282,7 @@ class PlainBlockReader(BlockReader):
             # only the block's end is looked for: read the text later, hold the possible marker
             if p:
                 self.buf.deferred.append(chunk[:p])
-            self.buf.pending = chunk[p:]
+            self.buf.hold(chunk[p:])
             self.cur.held = held
             return []
         return None
@@ -346,17 +346,17 @@ class JsonBlockReader(PlainBlockReader):
         if end > self.asm.block.limit:
             return None
         if data in self.cur.held:
-            self.buf.pending = data
+            self.buf.hold(data)
             return []
         pending = self.buf.pending
         if pending == "\\" and "<" not in data:
             # the escape held back inside a JSON string: the string goes on with this chunk
             events: list[Event] = []
             self.asm.events = events
-            self.buf.pending = ""
+            self.buf.hold("")
             if self._string_chunk(data):
                 return events
-            self.buf.pending = pending
+            self.buf.hold(pending)
         return None
 
     def _string_chunk(self, chunk: str) -> bool:
@@ -375,7 +375,7 @@ class JsonBlockReader(PlainBlockReader):
                     if k < len(chunk) - 1 or chunk[k] != "\\":
                         return False  # the string may end here
                     # an escape cut by the end of the chunk: hold the backslash back, as the scanner does
-                    self.buf.pending = "\\"
+                    self.buf.hold("\\")
                     chunk = chunk[:k]
                     if not chunk:
                         return True

@@ -114,9 +114,10 @@ class Lines:
 class InputBuffer:
     """The input as the parser has received it: what is unread, where it is, and its lines.
 
-    ``pending`` is the held-back suffix (a possible partial marker or escape); ``deferred`` holds
-    chunks of an open block that cannot end it, read later in one pass; ``pos`` is the absolute
-    offset of the first character of the data being read.
+    ``pending`` is the held-back suffix (a possible partial marker or escape, set by ``hold``);
+    ``deferred`` holds chunks of an open block that cannot end it, read later in one pass
+    (``defer``); ``pos`` is the absolute offset of the first character of the data being read. The
+    per-chunk fast paths inline ``take`` (``StreamParser.feed``) and ``defer`` (the block readers).
 
     >>> buf = InputBuffer()
     >>> buf.take("ab"), buf.take("c\\n"), buf.total
@@ -162,7 +163,3 @@ class InputBuffer:
             self.deferred = []
         self.pos = self.total - len(data)
         return data
-
-    def unread_start(self) -> int:
-        """The absolute offset of the first character not read yet."""
-        return self.total - len(self.pending) - sum(map(len, self.deferred))

@@ -240,7 +240,7 @@ class StreamParser:
             i, held = cur.reader.read(data, i, final)
             if held:
                 break
-        self._buf.pending = data[i:] if i else data
+        self._buf.hold(data[i:] if i else data)
 
     def close(self) -> list[Event]:
         """Signal the end of the input: flush the held tail, close open blocks and turns.

@@ -375,20 +375,21 @@ def moves(
 
 @cache
 def markers_of(kinds: tuple[ReasoningKind, ...]) -> dict[ScanKey, tuple[str, ...]]:
-    """The markers each state scans for (the same at both levels and for every option).
+    """The markers each state scans for: those of its rows under any condition (so the same at both
+    levels and for every option), longest first.
 
     >>> markers_of(("think",))[State.GAP]
     ('<|im_start|>',)
     """
-    both = [
-        moves(level, kinds, calls_in_reasoning=c, stop=s)
-        for level in ("completion", "transcript")
-        for c in (False, True)
-        for s in (False, True)
-    ]
     out: dict[ScanKey, tuple[str, ...]] = {}
-    for key in both[0]:
-        seen = {m for table in both for m in table[key]}
+    for key, state, kind in _keys(kinds):
+        seen = {
+            m
+            for row in MOVES
+            if state in row.states
+            for name in row.markers
+            for m in _resolve(name, state, kinds, kind)
+        }
         out[key] = tuple(sorted(seen, key=lambda m: (-len(m), m)))
     return out
 
