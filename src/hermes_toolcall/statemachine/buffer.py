@@ -120,10 +120,11 @@ class InputBuffer:
     per-chunk fast paths inline ``take`` (``StreamParser.feed``) and ``defer`` (the block readers).
 
     >>> buf = InputBuffer()
-    >>> buf.take("ab"), buf.take("c\\n"), buf.total
-    (0, 2, 4)
-    >>> buf.defer("x"); buf.hold("<t"); buf.unread("y"), buf.pos
-    ('x<ty', 1)
+    >>> buf.take("ab\\n<t"), buf.total
+    (0, 5)
+    >>> buf.defer("ab\\n"); buf.hold("<t")
+    >>> buf.take("ool"), buf.unread("ool"), buf.pos
+    (5, 'ab\\n<tool', 0)
     """
 
     __slots__ = ("chunks", "deferred", "lines", "pending", "pos", "span", "total")
