@@ -345,7 +345,6 @@ def test_stream_out_of_order_is_a_caller_fault_and_still_a_stream_error() -> Non
 
 def test_a_bug_inside_a_public_call_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import hermes_toolcall.parse as parse_module
-    from hermes_toolcall.statemachine import textscan
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RecursionError("simulated bug")
@@ -354,6 +353,6 @@ def test_a_bug_inside_a_public_call_is_an_internal_error(monkeypatch: pytest.Mon
     with pytest.raises(ht.InternalError, match="parse_completion: RecursionError") as info:
         ht.parse_completion("x")
     assert isinstance(info.value.__cause__, RecursionError)
-    monkeypatch.setattr(textscan.TextScan, "_run", boom)
+    monkeypatch.setattr(StreamParser, "_run", boom)
     with pytest.raises(ht.InternalError, match=r"StreamParser\.feed"):
         StreamParser().feed("<tool_call>")

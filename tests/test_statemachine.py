@@ -127,7 +127,7 @@ def test_block_size_bound_gives_a_diagnostic_not_unbounded_memory() -> None:
     parser.feed('<tool_call>{"name": "f", "arguments": {"data": "')
     for _ in range(1000):
         parser.feed("x" * 50)
-        assert sum(map(len, parser._b_text)) <= 64 + 50  # the open block never holds more than bound + chunk
+        assert sum(map(len, parser._asm.block.text)) <= 64 + 50  # the open block never holds more than bound + chunk
     parser.close()
     result = parser.result()
     assert isinstance(result, Completion)
@@ -328,3 +328,25 @@ def test_reasoning_is_streamed_as_it_arrives() -> None:
     parser = StreamParser()
     parser.feed("<think>Let me")
     assert parser.feed(" see") == [ReasoningDelta(kind="think", text=" see")]
+
+
+def test_the_scanners_look_for_exactly_the_markers_of_the_table() -> None:
+    """markers.py is derived from table.MOVES: every scanned marker has one move in every configuration."""
+    from hermes_toolcall.statemachine.markers import block_scans, text_scans
+    from hermes_toolcall.statemachine.table import markers_of, moves
+
+    in_completions = {State.ASSISTANT, State.CALL, State.REASONING_CALL}  # and reasoning: what a completion reaches
+    for kinds in [(), ("think",), ("scratch_pad",), ("think", "scratch_pad")]:
+        scanned = {key: set(scan.held.markers) for key, scan in text_scans(kinds).items()}
+        scanned.update({state: set(b.plain.held.markers) for state, b in block_scans().items()})
+        assert scanned == {key: set(m) for key, m in markers_of(kinds).items() if m}
+        for level in ("completion", "transcript"):
+            for calls in (False, True):
+                for stop in (False, True):
+                    table = moves(level, kinds, calls_in_reasoning=calls, stop=stop)
+                    reached = {
+                        key: ms
+                        for key, ms in scanned.items()
+                        if level == "transcript" or key in in_completions or not isinstance(key, State)
+                    }
+                    assert {key: set(table[key]) for key in reached} == reached

@@ -1,8 +1,8 @@
-"""The per-chunk fast paths of ``StreamParser.feed`` change nothing: each ``feed`` returns exactly the
-events the scanners give when every chunk goes through them (statemachine/parser.py, textscan.py).
+"""The per-chunk fast paths of the readers change nothing: each ``feed`` returns exactly the events
+the scanners give when every chunk goes through them (statemachine/_readers.py: ``fast``/``resume``).
 
 ``Scanned`` is the reference: its ``feed`` hands every chunk, with the held-back tail and any deferred
-block text, to the scanners (``_run``). The fast paths (plain text, reasoning, deferred block text,
+block text, to the readers' scanners (``_run``). The fast paths (plain text, reasoning, deferred block text,
 string bodies, held-back marker prefixes) must give the same events chunk by chunk, the same result
 and the same diagnostics, for every chunking.
 """
@@ -19,8 +19,15 @@ from helpers import stream_options
 from hermes_toolcall.errors import StreamError
 from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
-from hermes_toolcall.statemachine.core import STATE_KINDS, T
-from hermes_toolcall.statemachine.table import NEXT, State, Trigger
+from hermes_toolcall.statemachine._readers import (
+    BlockReader,
+    BodyReader,
+    GapReader,
+    HeaderReader,
+    ReasoningReader,
+    TailReader,
+)
+from hermes_toolcall.statemachine.table import NEXT, STATE_KINDS, State
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
 
 OPTIONS = stream_options(64)
@@ -32,16 +39,11 @@ class Scanned(StreamParser):
     def feed(self, chunk: str) -> list[Event]:
         if not chunk:
             return []
-        self._lines.extend(chunk, self._total)
-        end = self._total + len(chunk)
-        self._total = end
-        self._chunks.append(chunk)
-        data = "".join(self._defer) + self._pending + chunk
-        self._defer = []
+        buf = self._buf
+        buf.take(chunk)
         events: list[Event] = []
-        self._events = events
-        self._pos = end - len(data)
-        self._run(data, final=False)
+        self._asm.events = events
+        self._run(buf.unread(chunk), final=False)  # the deferred text, the held-back tail, the chunk
         return events
 
 
@@ -122,7 +124,7 @@ def test_text_chunks_become_one_delta_each_and_marker_prefixes_are_held() -> Non
     assert parser.feed("text <tool_c") == [TextDelta(text="text ")]
     assert parser.feed("al") == []  # still a prefix of <tool_call>
     assert parser.feed("l>") == []  # the call opens; nothing to announce yet
-    assert parser._pending == ""
+    assert parser._buf.pending == ""
 
 
 def test_line_numbers_are_counted_lazily_but_exactly() -> None:
@@ -135,13 +137,27 @@ def test_line_numbers_are_counted_lazily_but_exactly() -> None:
             assert part.span.column == len(before) - (before.rfind("\n") + 1) + 1
 
 
-def test_the_trigger_names_and_the_by_state_table_are_the_machine_s() -> None:
-    assert {getattr(T, t.name) for t in Trigger} == set(Trigger)
-    assert all(getattr(T, t.name) is t for t in Trigger)
-    assert set(STATE_KINDS) == set(State)
-    parser = StreamParser(level="transcript")
+def test_every_move_of_the_table_enters_the_state_s_kind_and_reader() -> None:
+    readers = {
+        State.ASSISTANT: BodyReader,
+        State.RESULTS: BodyReader,
+        State.CATALOGUE: BodyReader,
+        State.PLAIN: BodyReader,
+        State.REASONING: ReasoningReader,
+        State.GAP: GapReader,
+        State.HEADER: HeaderReader,
+        State.CALL: BlockReader,
+        State.REASONING_CALL: BlockReader,
+        State.RESPONSE: BlockReader,
+        State.TOOLS: BlockReader,
+        State.TAIL: TailReader,
+        State.DONE: TailReader,
+    }
+    assert set(STATE_KINDS) == set(State) == set(readers)
+    cur = StreamParser(level="transcript")._cur
     for (state, trigger), dest in NEXT.items():
-        parser.state = state
-        parser._fire(trigger)
-        assert parser.state is dest
-        assert parser._kind == STATE_KINDS[dest]
+        cur.state = state
+        cur.fire(trigger)
+        assert cur.state is dest
+        assert cur.kind == STATE_KINDS[dest]
+        assert type(cur.reader) is readers[dest]

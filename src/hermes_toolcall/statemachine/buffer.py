@@ -1,8 +1,10 @@
-"""Input buffering kept apart from parsing: the held-back tail and incremental line numbers.
+"""Input buffering kept apart from parsing: the unread input, the held-back tail, line numbers.
 
 Like h11's ``ReceiveBuffer``, this knows nothing about the format beyond "which markers could
 still be completed": ``held_from`` finds the longest suffix of the unread text that is a proper
-prefix of a marker valid in the current state, which must not be released yet.
+prefix of a marker valid in the current state, which must not be released yet. ``InputBuffer``
+holds everything not read yet (the held-back suffix, deferred block text), the input's positions
+and its line table; only it writes them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable
 from ..construct import SPAN_SETTERS
 from ..model import Span
 
-__all__ = ["Lines", "MarkerSet", "held_from"]
+__all__ = ["InputBuffer", "Lines", "MarkerSet", "held_from"]
 
 _new = object.__new__
 _SET_START, _SET_END, _SET_LINE, _SET_COLUMN = SPAN_SETTERS
@@ -107,3 +109,58 @@ class Lines:
         _SET_LINE(span, line + self.base)
         _SET_COLUMN(span, start - starts[line - 1] + 1)
         return span
+
+
+class InputBuffer:
+    """The input as the parser has received it: what is unread, where it is, and its lines.
+
+    ``pending`` is the held-back suffix (a possible partial marker or escape, set by ``hold``);
+    ``deferred`` holds chunks of an open block that cannot end it, read later in one pass
+    (``defer``); ``pos`` is the absolute offset of the first character of the data being read. The
+    per-chunk fast paths inline ``take`` (``StreamParser.feed``) and ``defer`` (the block readers).
+
+    >>> buf = InputBuffer()
+    >>> buf.take("ab\\n<t"), buf.total
+    (0, 5)
+    >>> buf.defer("ab\\n"); buf.hold("<t")
+    >>> buf.take("ool"), buf.unread("ool"), buf.pos
+    (5, 'ab\\n<tool', 0)
+    """
+
+    __slots__ = ("chunks", "deferred", "lines", "pending", "pos", "span", "total")
+
+    def __init__(self) -> None:
+        self.pending = ""
+        self.deferred: list[str] = []
+        self.pos = 0
+        self.chunks: list[str] = []  # the whole input (retain=True; a sink that keeps nothing otherwise)
+        self.total = 0
+        self.lines = Lines()
+        self.span = self.lines.span  # Span with line:column of its start (hot)
+
+    def take(self, chunk: str) -> int:
+        """Record a new chunk (positions, source, lines); returns its absolute start offset."""
+        total = self.total
+        self.total = total + len(chunk)
+        self.chunks.append(chunk)
+        if "\n" in chunk:
+            self.lines.extend(chunk, total)
+        return total
+
+    def hold(self, text: str) -> None:
+        """Keep ``text`` unread until the next chunk (or the end of the input) decides it."""
+        self.pending = text
+
+    def defer(self, text: str) -> None:
+        """Keep block text that cannot end the block, to be read with the next data."""
+        self.deferred.append(text)
+
+    def unread(self, chunk: str) -> str:
+        """Everything unread, followed by ``chunk`` (already taken), emptied; sets ``pos`` to its start."""
+        data = self.pending + chunk
+        self.pending = ""
+        if self.deferred:
+            data = "".join(self.deferred) + data
+            self.deferred = []
+        self.pos = self.total - len(data)
+        return data

@@ -1,7 +1,8 @@
-"""Which markers are recognised in which state (docs/parsing.md §1), as compiled scanners.
+"""The scanners of each state (docs/parsing.md §1), compiled from the marker table (``table.MOVES``).
 
 The parser searches the text between tag boundaries with these compiled alternations and holds back
-only a proper prefix of one of the same markers (``buffer.held_from``).
+only a proper prefix of one of the same markers (``buffer.held_from``). Every marker of a state's
+scanner is a key of its ``table.moves`` row set, and the reverse (``tests/test_statemachine.py``).
 """
 
 from __future__ import annotations
@@ -11,18 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from .. import tags
 from ..model import ReasoningKind
 from .buffer import MarkerSet
-from .table import State
+from .table import JSON_BLOCKS, K_BLOCK, STATE_KINDS, Action, ScanKey, State, markers_of, moves
 
-__all__ = ["CONTROL", "IM_END", "IM_START", "BlockScan", "Scan", "block_scans", "text_scans"]
-
-IM_START = "<|im_start|>"
-IM_END = "<|im_end|>"
-CONTROL = (IM_START, IM_END)
-CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
-RESP_OPEN, RESP_CLOSE = "<tool_response>", "</tool_response>"
-TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
+__all__ = ["BlockScan", "Scan", "block_scans", "text_scans"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,7 +39,7 @@ def _scan(markers: Iterable[str], extra: str = "") -> Scan:
 class BlockScan:
     """Scanners of one kind of block body: plain mode, and JSON-aware mode inside/outside strings."""
 
-    opener: str | None
+    opener: str | None  # the block's own opener when it ends the block (REOPEN_BLOCK); also: JSON-aware
     closer: str
     plain: Scan
     in_string: Scan
@@ -53,37 +48,44 @@ class BlockScan:
 
 
 @cache
-def text_scans(kinds: tuple[ReasoningKind, ...]) -> dict[State | str, Scan]:
+def text_scans(kinds: tuple[ReasoningKind, ...]) -> dict[ScanKey, Scan]:
     """The scanners of the text states; reasoning states are keyed ``reasoning:<kind>``.
 
     >>> text_scans(("think",))[State.GAP].pattern.pattern
     '<\\\\|im_start\\\\|>'
     """
-    tags = [f"<{k}>" for k in kinds] + [f"</{k}>" for k in kinds]
-    out: dict[State | str, Scan] = {
-        State.GAP: _scan([IM_START]),
-        State.HEADER: _scan(CONTROL, extra="\n"),
-        State.ASSISTANT: _scan([*CONTROL, CALL_OPEN, CALL_CLOSE, RESP_OPEN, RESP_CLOSE, *tags]),
-        State.RESULTS: _scan([*CONTROL, RESP_OPEN, RESP_CLOSE]),
-        State.CATALOGUE: _scan([*CONTROL, TOOLS_OPEN, TOOLS_CLOSE]),
-        State.PLAIN: _scan(CONTROL),
+    return {
+        key: _scan(markers)
+        for key, markers in markers_of(kinds).items()
+        if not isinstance(key, State) or (STATE_KINDS[key] != K_BLOCK and markers)
     }
-    for k in kinds:
-        out[f"reasoning:{k}"] = _scan([*CONTROL, f"</{k}>", CALL_OPEN])
-    return out
 
 
+def _shared_start(words: tuple[str, ...]) -> str:
+    """The longest start all of ``words`` share."""
+    k = 0
+    while all(len(w) > k and w[k] == words[0][k] for w in words):
+        k += 1
+    return words[0][:k]
+
+
+# The start every control token shares ("<|im_"): inside a JSON string it still ends the block (R2).
+_CONTROL_START = re.escape(_shared_start(tags.CONTROL)[1:])
 # A JSON string without a control-token start (unrolled: no nested quantifier can backtrack badly).
-_STRING = r'"[^"\\<]*(?:(?:\\(?:[^<]|<(?!\|im_))|<(?!\|im_))[^"\\<]*)*"'
+_STRING = rf'"[^"\\<]*(?:(?:\\(?:[^<]|<(?!{_CONTROL_START}))|<(?!{_CONTROL_START}))[^"\\<]*)*"'
 
 
-def _block(opener: str | None, closer: str) -> BlockScan:
-    ends = [*CONTROL, closer] + ([opener] if opener else [])
+def _block(state: State, kinds: tuple[ReasoningKind, ...]) -> BlockScan:
+    table = moves("transcript", kinds)[state]
+    ends = markers_of(kinds)[state]
+    closer = next(m for m, move in table.items() if move.action is Action.CLOSE_BLOCK)
+    opener = next((m for m, move in table.items() if move.action is Action.REOPEN_BLOCK), None)
+    assert (opener is not None) == (state in JSON_BLOCKS)
     return BlockScan(
         opener=opener,
         closer=closer,
         plain=_scan(ends),
-        in_string=_scan(CONTROL, extra=r'["\\]'),
+        in_string=_scan(tags.CONTROL, extra=r'["\\]'),
         out_full=_scan(ends, extra=r'["{}\[\]:,]'),
         # whole complete strings (no control-token start inside) and what lies between them (no "<"),
         # in one match, else a lone quote
@@ -94,10 +96,4 @@ def _block(opener: str | None, closer: str) -> BlockScan:
 @cache
 def block_scans() -> dict[State, BlockScan]:
     """The scanners of the block states (calls, results, catalogues)."""
-    call = _block(CALL_OPEN, CALL_CLOSE)
-    return {
-        State.CALL: call,
-        State.REASONING_CALL: call,
-        State.RESPONSE: _block(RESP_OPEN, RESP_CLOSE),
-        State.TOOLS: _block(None, TOOLS_CLOSE),
-    }
+    return {state: _block(state, ()) for state, kind in STATE_KINDS.items() if kind == K_BLOCK}

@@ -7,14 +7,12 @@ With ``retain=False`` it keeps only what the next events need: the unread tail (
 marker), the text of the block currently open (at most ``max_block_chars``), the open reasoning
 segment, gap or role header, and the line starts from the oldest open element on.
 
-The parser fires the machine's triggers (``table``) at tag boundaries and scans the text between
-them with the compiled scanners of ``markers``. Every event is emitted at a position fixed
-by the input, so merged events and ``result()`` do not depend on the chunking.
-
-This module is the public API and the per-chunk fast paths: a chunk that cannot hold or complete a
-marker (no ``<``, nothing held back) is taken in a few steps according to the kind of the current
-state; every other chunk goes to the scanners (``textscan``, ``blockscan``), which fold what they
-read (``fold``). The parts are described in ``core``.
+``StreamParser`` is a thin loop over composed parts (docs/statemachine.md): the input buffer
+(``buffer.InputBuffer``: unread text, positions, lines), the cursor (``_machine.Cursor``: the
+machine's state and what the table says about it), one reader per kind of state (``_readers``:
+each with its per-chunk fast path next to its scanner) and the assembler (``_assembler``: parts,
+turns, gaps, diagnostics, events). Every event is emitted at a position fixed by the input, so
+merged events and ``result()`` do not depend on the chunking.
 """
 
 from __future__ import annotations
@@ -22,26 +20,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from .. import tags
 from ..argcheck import check_bool, check_text, check_type
 from ..errors import HermesError, StreamError, StreamStateError, UsageError, internal_error
 from ..ids import IdFactory
 from ..model import Completion, Diagnostic, Transcript
 from ..options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
 from ..profiles import DialectProfile
-from .core import K_BLOCK, K_BODY, K_GAP, K_HEADER, K_REASONING, K_TAIL
-from .events import Event, TextDelta, new_reasoning_delta, new_text_delta
-from .jsontrack import PHASE_MIN
-from .table import State
-from .textscan import TextScan
+from ._assembler import SINK, Assembler
+from ._machine import CheckedCursor, Cursor
+from ._readers import BlockReader, BodyReader, GapReader, HeaderReader, Reader, ReasoningReader, TailReader
+from .buffer import InputBuffer
+from .events import Event
+from .markers import text_scans
+from .table import K_BLOCK, K_BODY, K_DONE, K_GAP, K_HEADER, K_REASONING, K_TAIL, State, checked_mode, moves
 
 __all__ = ["StreamParser"]
 
-_WS = " \t\n\r"
-_new = object.__new__
-_set_text = TextDelta.__dict__["text"].__set__  # the slot's member descriptor (see construct.positional)
+_READERS: dict[int, type[Reader]] = {
+    K_BODY: BodyReader,
+    K_REASONING: ReasoningReader,
+    K_GAP: GapReader,
+    K_HEADER: HeaderReader,
+    K_BLOCK: BlockReader,
+    K_TAIL: TailReader,
+    K_DONE: TailReader,
+}
 
 
-class StreamParser(TextScan):
+class StreamParser:
     """Parse a completion or a transcript fed in chunks; ``result()`` equals the whole-text parse.
 
     Args:
@@ -125,32 +132,57 @@ class StreamParser(TextScan):
             undeclared=undeclared,
             coerce_arguments=coerce_arguments,
         )
-        if opts.tools is None:
-            self._policy = None
-        else:
+        policy = None
+        if opts.tools is not None:
             from ..tools_policy import ToolPolicy
 
-            self._policy = ToolPolicy.of(opts)
-        self._init_core(opts, level, stream_arguments)
-        self._init_fold()
+            policy = ToolPolicy.of(opts)
+        self.options = opts
+        self.level = level
+        self.stream_arguments = stream_arguments
+        transcript = level == "transcript"
+        kinds = opts.profile.reasoning_kinds
+        table = moves(level, kinds, calls_in_reasoning=opts.calls_in_reasoning, stop=opts.stop_at_fabricated_response)
+        readers: dict[int, Reader] = {}
+        self._buf = buf = InputBuffer()
+        cursor_class = CheckedCursor if checked_mode() else Cursor
+        self._cur = cur = cursor_class()
+        self._asm = asm = Assembler(
+            options=opts,
+            transcript=transcript,
+            stream_arguments=stream_arguments,
+            cur=cur,
+            span=buf.span,
+            policy=policy,
+        )
+        for state_kind, reader_class in _READERS.items():
+            readers[state_kind] = reader_class(buf, cur, asm)
+        cur.bind(scans=text_scans(kinds), moves=table, readers=readers)
+        self._retain = retain
         if not retain:
-            self._drop_folded()
-        self._init_block()
+            buf.chunks = SINK
+            asm.drop_folded()
+        self._closed = False
         #: the events of ``close()`` (also when it raised ``StreamError`` in strict mode)
         self.closing_events: list[Event] = []
-        kind = None if self._transcript else opts.reasoning_at_start
+        start_kind = None if transcript else opts.reasoning_at_start
         self._head = ""
-        if kind is None:
-            self._set_state(State.GAP if self._transcript else State.ASSISTANT)
+        if start_kind is None:
+            cur.enter(State.GAP if transcript else State.ASSISTANT)
             self._opening = []
             self._opener = ""
         else:  # the prompt opened the block: start in it, with a segment that has no opener
-            self._r_kind = kind
-            self._set_state(State.REASONING)
-            self._opening = self._events = []
-            self._start_segment(kind, 0, opened=False)
-            self._opener = f"<{kind}>"
+            cur.reasoning_kind = start_kind
+            cur.enter(State.REASONING)
+            self._opening = asm.events = []
+            asm.start_segment(start_kind, 0, opened=False)
+            self._opener = tags.OPEN[start_kind]
         self._gate = bool(self._opening)  # feed() has more to do than usual: closed, or opening events
+
+    @property
+    def state(self) -> State:
+        """The machine's current state (``table.State``)."""
+        return self._cur.state
 
     # ------------------------------------------------------------------ public API
 
@@ -173,103 +205,42 @@ class StreamParser(TextScan):
             return self._start(head)
         if not chunk:
             return []
-        total = self._total
-        end = total + len(chunk)
-        self._total = end
-        self._chunks.append(chunk)
+        buf = self._buf
+        at = buf.total  # as buf.take(chunk), inlined (a call per chunk costs ~10% on small chunks)
+        buf.total = end = at + len(chunk)
+        buf.chunks.append(chunk)
         if "\n" in chunk:
-            self._lines.extend(chunk, total)
-            if not self._retain and len(self._lines.starts) > self.forget_lines_at:
-                self._forget_lines(total)
-        events: list[Event]
-        pending = self._pending
-        if pending:
-            data = pending + chunk
-            if data in self._held and (self._kind != K_BLOCK or end <= self._b_limit):
-                # still a proper prefix of a marker the scanner looks for: the scanner would hold it too
-                self._pending = data
-                return []
-            if pending == "\\" and self._kind == K_BLOCK and end <= self._b_limit and "<" not in chunk:
-                # the escape held back inside a JSON string: the string goes on with this chunk
-                events = []
-                self._events = events
-                self._pending = ""
-                if self._fast_block(data):
-                    return events
-                self._pending = pending
+            buf.lines.extend(chunk, at)
+            if not self._retain and len(buf.lines.starts) > self.forget_lines_at:
+                buf.lines.forget(self._asm.oldest_open(at - len(buf.pending) - sum(map(len, buf.deferred))))
+        reader = self._cur.reader
+        pending = buf.pending
+        if pending:  # the held-back tail first
+            fast = reader.resume(pending + chunk, end)
         else:
-            data = chunk
-            kind = self._kind
-            if "<" not in chunk:  # fast paths: the chunk cannot hold a marker
-                if kind == K_BODY:
-                    if self._text_start < 0:
-                        self._text_start = total
-                    self._text.append(chunk)
-                    delta = _new(TextDelta)  # as new_text_delta(chunk), without a Python call
-                    _set_text(delta, chunk)
-                    return [delta]
-                if kind == K_BLOCK:
-                    if end <= self._b_limit:
-                        mode = self._b_mode
-                        if mode == "plain" or (mode == "json" and self._track.phase == PHASE_MIN):  # type: ignore[union-attr]
-                            self._defer.append(chunk)  # only the block's end is looked for: read it later
-                            return []
-                        events = []
-                        self._events = events
-                        if not self._defer and self._fast_block(chunk):
-                            return events
-                elif kind == K_REASONING:
-                    self._r_text.append(chunk)
-                    return [new_reasoning_delta(self._r_kind, chunk)]
-                elif kind == K_GAP or (kind == K_HEADER and "\n" not in chunk):
-                    self._text.append(chunk)
-                    return []
-                elif kind == K_TAIL:
-                    if not self._tail_text and chunk.strip(_WS):
-                        self._tail_text = True
-                    return []
-            elif kind == K_BLOCK:
-                if end <= self._b_limit and (
-                    self._b_mode == "plain" or (self._b_mode == "json" and self._track.phase == PHASE_MIN)  # type: ignore[union-attr]
-                ):
-                    p = chunk.find("<")
-                    held = self._blocks[self.state].plain.held.prefixes  # the block's end markers
-                    if chunk[p:] in held:
-                        # only the block's end is looked for: read the text later, hold the possible marker
-                        if p:
-                            self._defer.append(chunk[:p])
-                        self._pending = chunk[p:]
-                        self._held = held
-                        return []
-            elif kind <= K_GAP and chunk[(p := chunk.find("<")) :] in self._held:
-                # text, then the start of a marker that the next chunks may complete: hold it back
-                self._pending = chunk[p:]
-                if not p:
-                    return []
-                head = chunk[:p]
-                if kind == K_BODY:
-                    if self._text_start < 0:
-                        self._text_start = total
-                    self._text.append(head)
-                    return [new_text_delta(head)]
-                if kind == K_REASONING:
-                    self._r_text.append(head)
-                    return [new_reasoning_delta(self._r_kind, head)]
-                self._text.append(head)
-                return []
-        if self._defer:
-            data = "".join(self._defer) + data
-            self._defer = []
-        events = []
-        self._events = events
-        self._pos = end - len(data)  # the unread data ends with this chunk
+            fast = reader.fast(chunk, at, end)
+        if fast is not None:
+            return fast
+        events: list[Event] = []
+        self._asm.events = events
         try:
-            self._run(data, final=False)
+            self._run(buf.unread(chunk), final=False)
         except (HermesError, MemoryError):
             raise
         except Exception as exc:  # only HermesError escapes: anything else is a bug
             raise internal_error("StreamParser.feed", exc) from exc
         return events
+
+    def _run(self, data: str, *, final: bool) -> None:
+        """Read ``data`` (the unread text, from ``InputBuffer.pos``) state by state with the readers."""
+        cur = self._cur
+        n = len(data)
+        i = 0
+        while i < n:
+            i, held = cur.reader.read(data, i, final)
+            if held:
+                break
+        self._buf.hold(data[i:] if i else data)
 
     def close(self) -> list[Event]:
         """Signal the end of the input: flush the held tail, close open blocks and turns.
@@ -291,17 +262,17 @@ class StreamParser(TextScan):
     def _close(self) -> list[Event]:
         """`close` after its checks."""
         events: list[Event] = self._start(self._head) if self._gate else []
-        self._events = events
-        data = "".join(self._defer) + self._pending
-        self._defer = []
+        asm = self._asm
+        asm.events = events
+        buf = self._buf
+        data = buf.unread("")
         if data:
-            self._pos = self._total - len(data)
             self._run(data, final=True)
-        self._finish()
+        asm.finish(buf.total)
         self._closed = self._gate = True
         self.closing_events = events
-        if self._strict:
-            errors = [d for d in self._diags if d.severity == "error"]
+        if self.options.strict:
+            errors = [d for d in asm.diags if d.severity == "error"]
             if errors:
                 raise StreamError("strict streaming found errors", sorted(errors, key=_start))
         return events
@@ -314,7 +285,7 @@ class StreamParser(TextScan):
         """
         opening, self._opening, self._gate, self._head = self._opening, [], False, ""
         if head.startswith(self._opener):
-            self._set_state(State.ASSISTANT)
+            self._cur.enter(State.ASSISTANT)
             return self.feed(head)
         return opening + self.feed(head) if head else opening
 
@@ -329,7 +300,7 @@ class StreamParser(TextScan):
             raise UsageError("result() needs StreamParser(retain=True): retain=False keeps events only")
         if not self._closed:
             raise StreamStateError("result() before close()")
-        return self._folded()
+        return self._asm.folded("".join(self._buf.chunks), self._buf.total)
 
 
 def _start(d: Diagnostic) -> int:
