@@ -19,6 +19,7 @@ from ..statemachine import StreamParser
 from ..statemachine.events import Event, ReasoningEnd, ReasoningStart, TextDelta, ToolCallEnd, ToolCallStart
 from ..statemachine.openai_chunks import OpenAIChunker
 from ..statemachine.table import State
+from ..tags import IM_START
 from .session import Policy, stream_parser
 
 __all__ = ["LeadingReasoning", "Split", "prompt_opens_reasoning"]
@@ -41,7 +42,7 @@ def prompt_opens_reasoning(prompt: str, kinds: tuple[ReasoningKind, ...] = ("thi
     >>> prompt_opens_reasoning("<|im_start|>assistant\\n") is None
     True
     """
-    tail = prompt[prompt.rfind("<|im_start|>") + 1 :] if "<|im_start|>" in prompt else prompt
+    tail = prompt[prompt.rfind(IM_START) + 1 :] if IM_START in prompt else prompt
     state: bool | None = None
     best = -1
     for kind in kinds:

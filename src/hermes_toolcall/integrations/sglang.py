@@ -33,6 +33,7 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser  # 
 
 from ..profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
+from ..tags import CALL_CLOSE, CALL_OPEN  # noqa: E402
 from . import config  # noqa: E402
 from .models import builder  # noqa: E402
 from .scoring import ServerScorer  # noqa: E402
@@ -62,7 +63,7 @@ def structure_of(name: str, dialect: str) -> StructureInfo:
     """
     text = render_tool_call({"name": name, "arguments": {}}, dialect=dialect)
     at = text.rindex("{}")
-    return StructureInfo(begin=text[:at], end=text[at + 2 :], trigger="<tool_call>")
+    return StructureInfo(begin=text[:at], end=text[at + 2 :], trigger=CALL_OPEN)
 
 
 class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
@@ -72,8 +73,8 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
 
     def __init__(self) -> None:
         super().__init__()
-        self.bot_token = "<tool_call>"
-        self.eot_token = "</tool_call>"
+        self.bot_token = CALL_OPEN
+        self.eot_token = CALL_CLOSE
         self._session: Session | None = None
         self._last: tuple[str, Any, Result] | None = None
 

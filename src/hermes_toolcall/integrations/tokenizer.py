@@ -10,12 +10,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..tags import (
+    CALL_CLOSE,
+    CALL_OPEN,
+    IM_END,
+    IM_START,
+    RESP_CLOSE,
+    RESP_OPEN,
+    SCRATCH_CLOSE,
+    SCRATCH_OPEN,
+    THINK_CLOSE,
+    THINK_OPEN,
+    TOOLS_CLOSE,
+    TOOLS_OPEN,
+)
+
 __all__ = ["ADDED", "SPECIAL", "build"]
 
-SPECIAL = ["<|im_start|>", "<|im_end|>", "<|endoftext|>"]
+SPECIAL = [IM_START, IM_END, "<|endoftext|>"]
 ADDED = [
-    "<tool_call>", "</tool_call>", "<think>", "</think>", "<tool_response>", "</tool_response>",
-    "<scratch_pad>", "</scratch_pad>", "<tools>", "</tools>",
+    CALL_OPEN, CALL_CLOSE, THINK_OPEN, THINK_CLOSE, RESP_OPEN, RESP_CLOSE,
+    SCRATCH_OPEN, SCRATCH_CLOSE, TOOLS_OPEN, TOOLS_CLOSE,
 ]  # fmt: skip
 _CORPUS = [
     '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>',
@@ -40,6 +55,6 @@ def build(directory: str | Path) -> str:
     )
     tok.train_from_iterator(_CORPUS * 20, trainer=trainer)
     tok.add_tokens(ADDED)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=IM_END, pad_token="<|endoftext|>")
     fast.save_pretrained(str(directory))
     return str(directory)

@@ -43,6 +43,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 from ..profiles import DIALECTS  # noqa: E402
 from ..prompt_state import generation_prompt_state  # noqa: E402
+from ..tags import IM_START  # noqa: E402
 from . import config  # noqa: E402
 from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
 from .models import builder  # noqa: E402
@@ -349,7 +350,7 @@ def _run_vllm(
     content: list[str] = []
     reasoning: list[str] = []
     calls: dict[int, list[str]] = {}
-    prompt = tokenizer.encode("<|im_start|>assistant\n")
+    prompt = tokenizer.encode(f"{IM_START}assistant\n")
     pieces = [c for c in chunks if c] or [""]
     for n, chunk in enumerate(pieces):
         step = processor.step(chunk, tokenizer.encode(chunk), "stop" if n == len(pieces) - 1 else None, prompt)
