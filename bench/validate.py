@@ -230,6 +230,9 @@ def ray_overhead(blocks: int = 200) -> None:
     print(f"  ray per-task overhead: {wall / blocks * 1000:.1f} ms per block ({blocks} empty map_batches tasks)")
 
 
+FORMS = ("jsonl.zst", "parquet", "jsonl")
+
+
 def memory(path: Path | None, kind: str) -> None:
     """Peak RSS of a child process validating ``path`` (``kind``: how it was written; None: imports only)."""
     code = (
@@ -246,22 +249,28 @@ def memory(path: Path | None, kind: str) -> None:
     n, rss = out.stdout.split()
     size = path.stat().st_size / 1e6 if path is not None else 0.0
     print(f"  {kind:12s} {size:8.1f} MB on disk, {int(n):8d} records: peak RSS {rss} MB"
-          f" ({time.perf_counter() - t:.0f} s)")
+          f" ({time.perf_counter() - t:.0f} s)", flush=True)
 
 
-def write_forms(path: Path, tmp: Path) -> dict[str, Path]:
-    """The JSONL (OpenAI records only) as .jsonl.zst and as Parquet (row groups of 2,000 rows), streaming."""
+def write_forms(path: Path, tmp: Path, forms: tuple[str, ...] = FORMS) -> dict[str, Path]:
+    """The JSONL (OpenAI records only) as .jsonl.zst and/or Parquet (row groups of 2,000 rows), streaming.
+
+    ``forms`` picks among ``jsonl.zst``, ``parquet`` and ``jsonl`` (the input itself).
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
     import zstandard
 
     zst, par = tmp / "big.jsonl.zst", tmp / "big.parquet"
     writer = None
-    with open(path, "rb") as src, open(zst, "wb") as out:
+    with open(path, "rb") as src, open(zst if "jsonl.zst" in forms else os.devnull, "wb") as out:
         with zstandard.ZstdCompressor(level=3).stream_writer(out) as z:
             batch: list[Any] = []
             for line in src:
-                z.write(line)
+                if "jsonl.zst" in forms:
+                    z.write(line)
+                if "parquet" not in forms:
+                    continue
                 batch.append(json.loads(line))
                 if len(batch) == 2000:
                     table = pa.Table.from_struct_array(pa.array(batch))
@@ -274,7 +283,8 @@ def write_forms(path: Path, tmp: Path) -> dict[str, Path]:
                 writer.write_table(table.cast(writer.schema))
     if writer is not None:
         writer.close()
-    return {"jsonl.zst": zst, "parquet": par}
+    made = {"jsonl.zst": zst, "parquet": par, "jsonl": path}
+    return {form: made[form] for form in forms}
 
 
 def main() -> None:
@@ -286,6 +296,14 @@ def main() -> None:
     ap.add_argument(
         "--memory", type=int, default=0, metavar="N",
         help="peak RSS validating a .jsonl.zst and a Parquet file of N, then 4N, OpenAI records",
+    )
+    ap.add_argument(
+        "--memory-factors", default="1,4", metavar="F,G",
+        help="multiples of --memory to measure (default 1,4: N then 4N records)",
+    )
+    ap.add_argument(
+        "--memory-forms", default=",".join(FORMS), metavar="FORMS",
+        help="input forms to measure, among " + ", ".join(FORMS) + " (default: all)",
     )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -309,13 +327,17 @@ def main() -> None:
             parallel(path, args.jobs, False)
         if args.memory:
             memory(None, "imports only")
-        for n in (args.memory, 4 * args.memory) if args.memory else ():
+        factors = [int(f) for f in args.memory_factors.split(",")] if args.memory else []
+        forms = tuple(f for f in args.memory_forms.split(",") if f)
+        unknown = set(forms) - set(FORMS)
+        if unknown:
+            ap.error(f"--memory-forms: unknown form(s) {sorted(unknown)}; choose among {FORMS}")
+        for n in (args.memory * f for f in factors):
             big = Path(tmp) / f"openai-{n}.jsonl"
             make_dataset(big, n, sharegpt=False)
-            print(f"memory, {n} records ({big.stat().st_size / 1e6:.0f} MB of JSONL):")
-            for kind, form in write_forms(big, Path(tmp)).items():
+            print(f"memory, {n} records ({big.stat().st_size / 1e6:.0f} MB of JSONL):", flush=True)
+            for kind, form in write_forms(big, Path(tmp), forms).items():
                 memory(form, kind)
-            memory(big, "jsonl")
             big.unlink()
 
 

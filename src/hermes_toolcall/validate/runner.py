@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import jsonio
 from ..diagnostics import make
-from ..errors import DecodeError
+from ..errors import DecodeError, InputError
 from ..excerpt import window
 from ..model import Diagnostic, Span, ToolsBlock, Transcript
 from .api import Selector, ValidationReport, validate_conversation, validate_record
@@ -221,12 +221,18 @@ def _worker_init() -> None:
 
 
 def _batches(records: Iterable[RawRecord], size: int) -> Iterator[list[RawRecord]]:
+    """Records in lists of ``size``; when the input breaks off (``InputError``), the records read before go first."""
     batch: list[RawRecord] = []
-    for r in records:
-        batch.append(r)
-        if len(batch) >= size:
+    try:
+        for r in records:
+            batch.append(r)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+    except InputError:
+        if batch:
             yield batch
-            batch = []
+        raise
     if batch:
         yield batch
 
@@ -272,11 +278,15 @@ def run(
             pending.clear()
             pending.extend((b, pool.submit(_batch, b, options)) for b in retry)
 
+    broken: InputError | None = None
     try:
-        for batch in _batches(records, batch_size):
-            pending.append((batch, pool.submit(_batch, batch, options)))
-            while len(pending) >= 2 * workers:
-                yield from collect()
+        try:
+            for batch in _batches(records, batch_size):
+                pending.append((batch, pool.submit(_batch, batch, options)))
+                while len(pending) >= 2 * workers:
+                    yield from collect()
+        except InputError as exc:  # the input broke off (a truncated archive): what was read is still checked
+            broken = exc
         while pending:
             yield from collect()
     except BaseException:  # Ctrl-C, or the consumer stopped: drop the queued batches, let the running ones end
@@ -284,3 +294,5 @@ def run(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+    if broken is not None:
+        raise broken
