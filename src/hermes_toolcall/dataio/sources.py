@@ -217,7 +217,7 @@ def iter_input(
         records = plain.iter_records(path, input_format)
     else:
         records = _compressed(path, cast(Compression, kind), input_format)
-    if not columns.mapped:
+    if not columns.mapped or columns.text is not None:  # a text column is read from the line as written
         yield from records
         return
     yield from _remap(records, columns)

@@ -25,7 +25,7 @@ from .engines import parse_transcript
 from .locate import locate, string_offset
 from .view import Where
 
-__all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "check_record", "run"]
+__all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "TextPosition", "check_record", "run"]
 
 INTERNAL_ERROR = "HT604"
 
@@ -40,6 +40,27 @@ class Options:
     check_formats: bool = False
     input_format: InputFormat = "auto"
     round_trip: bool = True
+    text_column: str | None = None
+    """Records (JSONL lines, Parquet or ``datasets`` rows) hold a whole ChatML transcript as text in this
+    field: the text is checked as a transcript (a ChatML file's checks), findings say where in it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextPosition:
+    """Where in a record's ChatML text (``Options.text_column``) a finding is: 1-based line and column, offset."""
+
+    field: str
+    line: int
+    column: int
+    offset: int
+
+    def label(self) -> str:
+        """``text 3:14, offset 57`` (the field, then line:column and character offset in the text).
+
+        >>> TextPosition(field="text", line=3, column=14, offset=57).label()
+        'text 3:14, offset 57'
+        """
+        return f"{self.field} {self.line}:{self.column}, offset {self.offset}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +77,7 @@ class Located:
     width: int
     snippet: str
     caret: int
+    text: TextPosition | None = None  # set for a record checked through Options.text_column
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,7 +125,35 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
     return tuple(out)
 
 
-def _located(d: Diagnostic, record: int, line: int, column: int, width: int, source_line: str) -> Located:
+def _place_text(raw: RawRecord, field: str, report: ValidationReport) -> tuple[Located, ...]:
+    """Findings of the transcript in ``field`` of a JSON record: the file position, and the position in the text.
+
+    The column points into the record's JSON line, at the character of the string where the finding
+    is (escapes counted as written); ``text`` says line:column and offset inside the transcript.
+    """
+    found = locate(raw.text, (field,))
+    start = found[0] if found is not None and raw.text[found[0] : found[0] + 1] == '"' else -1
+    out = []
+    for d in report.diagnostics:
+        if start >= 0:
+            a, b = string_offset(raw.text, start, d.span.start), string_offset(raw.text, start, d.span.end)
+        else:
+            a = b = 0
+        position = TextPosition(field=field, line=d.span.line, column=d.span.column, offset=d.span.start)
+        out.append(_located(d, raw.number, raw.line, a + 1, max(1, b - a), raw.text, text=position))
+    return tuple(out)
+
+
+def _located(
+    d: Diagnostic,
+    record: int,
+    line: int,
+    column: int,
+    width: int,
+    source_line: str,
+    *,
+    text: TextPosition | None = None,
+) -> Located:
     """A finding of record ``record`` at ``line:column``, with the excerpt of ``source_line`` around it."""
     snippet, caret, width = window(source_line, column, width)
     return Located(
@@ -117,6 +167,7 @@ def _located(d: Diagnostic, record: int, line: int, column: int, width: int, sou
         width=width,
         snippet=snippet,
         caret=caret,
+        text=text,
     )
 
 
@@ -175,6 +226,8 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
         "round_trip": options.round_trip,
     }
     if raw.kind == "object":
+        if options.text_column is not None:
+            return _check_text(raw, raw.data, options.text_column, options, selector, kw)
         report = validate_record(raw.data, **kw)
     elif raw.kind == "jsonl":
         try:
@@ -183,15 +236,38 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
             if not selector.allows("HT601"):
                 return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
             return _record_error(raw, "HT601", f"invalid JSON: {exc.message}", exc.position)
+        if options.text_column is not None:
+            return _check_text(raw, data, options.text_column, options, selector, kw)
         report = validate_record(data, **kw)
     else:
-        transcript = parse_transcript(raw.text, dialect=options.dialect)
-        conv = from_transcript(transcript)
-        joined = _joined(transcript) if selector.allows("HT605") else []
-        if joined:
-            conv = dataclasses.replace(conv, findings=conv.findings + tuple(joined))
-        report = validate_conversation(conv, **kw)
+        report = _transcript_report(raw.text, options, selector, kw)
     return RecordResult(number=raw.number, end=raw.end, findings=_place(raw, report), digest=_digest(raw))
+
+
+def _transcript_report(text: str, options: Options, selector: Selector, kw: dict[str, Any]) -> ValidationReport:
+    """The checks of one ChatML transcript (a ChatML file's record, or a record's text column)."""
+    transcript = parse_transcript(text, dialect=options.dialect)
+    conv = from_transcript(transcript)
+    joined = _joined(transcript) if selector.allows("HT605") else []
+    if joined:
+        conv = dataclasses.replace(conv, findings=conv.findings + tuple(joined))
+    return validate_conversation(conv, **kw)
+
+
+def _check_text(
+    raw: RawRecord, data: Any, field: str, options: Options, selector: Selector, kw: dict[str, Any]
+) -> RecordResult:
+    """A JSON record whose ``field`` holds a ChatML transcript: the text checked as a transcript."""
+    value = data.get(field) if isinstance(data, dict) else None
+    if not isinstance(value, str):
+        if not selector.allows("HT603"):
+            return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+        what = "not an object" if not isinstance(data, dict) else (
+            f"no field {field!r}" if value is None else f"{field!r} is {type(value).__name__}, not a string"
+        )
+        return _record_error(raw, "HT603", f"--text-column {field}: the record has no ChatML text ({what})", 0)
+    report = _transcript_report(value, options, selector, kw)
+    return RecordResult(number=raw.number, end=raw.end, findings=_place_text(raw, field, report), digest=_digest(raw))
 
 
 def check_record(raw: RawRecord, options: Options) -> RecordResult:
