@@ -191,6 +191,45 @@ def single_core(path: Path, rounds: int) -> None:
         print(f"  {label:36s}: {rate:8.0f} records/s  ({rate / base:.2f}x parse only){extra}")
 
 
+def child_round(path: Path) -> None:
+    """One round in this process (``--child-round``): CPU seconds of parse-only, then of validate --jobs 1."""
+    parse_only(path)  # warm: imports, compiled tool sets
+    validate(path, 1)
+    _, _, parse_cpu = _timed(parse_only, path)
+    (_, found), _, validate_cpu = _timed(validate, path, 1)
+    print(json.dumps({"parse": parse_cpu, "validate": validate_cpu, "findings": found}))
+
+
+def compare(path: Path, rev: str, rounds: int) -> None:
+    """Before/after in one run: ``rev``'s ``src`` and the working tree's, in alternating child processes.
+
+    Each round runs one child per tree (a fresh interpreter each, the same file); the best CPU time of
+    each tree counts. The ratio is validate against parse-only *of the same tree*, so a change that only
+    speeds up parsing does not pass for a faster validator.
+    """
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as old:
+        archive = subprocess.run(["git", "-C", str(root), "archive", rev, "src"], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
+        trees = {f"before ({rev})": Path(old) / "src", "after (working tree)": root / "src"}
+        best: dict[str, dict[str, float]] = {label: {} for label in trees}
+        found: dict[str, int] = {}
+        for _ in range(rounds):
+            for label, src in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(src)}
+                argv = [sys.executable, __file__, "--child-round", str(path)]
+                out = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)
+                found[label] = out["findings"]
+                for key in ("parse", "validate"):
+                    best[label][key] = min(best[label].get(key, out[key]), out[key])
+    n = sum(1 for _ in iter_records(path))
+    print(f"before/after, best of {rounds} alternating rounds (child processes), records per CPU second:")
+    for label, cpu in best.items():
+        parse, check = n / cpu["parse"], n / cpu["validate"]
+        print(f"  {label:28s}: parse only {parse:7.0f}/s, validate --jobs 1 {check:7.0f}/s "
+              f"({check / parse:.2f}x parse only); {found[label]} findings")
+
+
 def parallel(path: Path, jobs: int, ray_engine: bool) -> None:
     """Records per wall second: --jobs 1, --jobs N, and (when asked) --engine ray on a local cluster."""
     print(f"wall clock (cpu/wall: CPU used by all processes over wall time; {os.cpu_count()} cores):")
@@ -305,14 +344,21 @@ def main() -> None:
         "--memory-forms", default=",".join(FORMS), metavar="FORMS",
         help="input forms to measure, among " + ", ".join(FORMS) + " (default: all)",
     )
+    ap.add_argument("--compare", metavar="REV", help="before/after: REV's src against the working tree's")
+    ap.add_argument("--child-round", metavar="PATH", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child_round:
+        child_round(Path(args.child_round))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.jsonl"
         make_dataset(path, args.records)
         size = path.stat().st_size
         print(f"dataset: {args.records} records, {size / 1e6:.1f} MB; cores: {os.cpu_count()}")
         print(f"load average before the run: {os.getloadavg()[0]:.1f} (cores busy with other work slow every figure)")
-        if args.rounds:
+        if args.compare:
+            compare(path, args.compare, args.rounds)
+        elif args.rounds:
             single_core(path, args.rounds)
         if args.ray:
             import ray

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 import signal
@@ -85,7 +86,8 @@ class RecordResult:
     """The findings of one record (``end``: byte offset after it, for progress).
 
     ``digest`` identifies the record's content (a short hash of its text), so that a finding keeps its
-    fingerprint when the record moves in the file (SARIF ``partialFingerprints``).
+    fingerprint when the record moves in the file (SARIF ``partialFingerprints``); it is ``""`` for a
+    record without findings (nothing needs it there).
     """
 
     number: int
@@ -171,6 +173,17 @@ def _located(
     )
 
 
+def _result(raw: RawRecord, findings: tuple[Located, ...]) -> RecordResult:
+    """The result of ``raw``; its digest is computed only when there are findings (nothing else reads it)."""
+    return RecordResult(number=raw.number, end=raw.end, findings=findings, digest=_digest(raw) if findings else "")
+
+
+@functools.lru_cache(maxsize=64)
+def _selector(select: tuple[str, ...] | None, ignore: tuple[str, ...]) -> Selector:
+    """The ``Selector`` of the options (built once per run, not per record: it validates every code)."""
+    return Selector(select, ignore)
+
+
 def _digest(raw: RawRecord) -> str:
     text = raw.text if raw.kind != "object" else repr(raw.data)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
@@ -180,7 +193,7 @@ def _record_error(raw: RawRecord, code: str, message: str, position: int, *, hin
     column = max(position, 0) + 1
     d = make(code, message, Span(start=0, end=0, line=1, column=column), strict=False, hint=hint)
     located = _located(d, raw.number, raw.line, column, 1, raw.text.split("\n", 1)[0])
-    return RecordResult(number=raw.number, end=raw.end, findings=(located,), digest=_digest(raw))
+    return _result(raw, (located,))
 
 
 def internal_error(raw: RawRecord, exc: BaseException) -> RecordResult:
@@ -216,7 +229,7 @@ def _joined(transcript: Transcript) -> list[Any]:
 def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult:
     if raw.error is not None:
         if not selector.allows("HT601"):
-            return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+            return _result(raw, ())
         return _record_error(raw, "HT601", raw.error, 0)
     kw: dict[str, Any] = {
         "tools": options.tools,
@@ -234,14 +247,14 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
             data = jsonio.loads(raw.text)
         except DecodeError as exc:
             if not selector.allows("HT601"):
-                return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+                return _result(raw, ())
             return _record_error(raw, "HT601", f"invalid JSON: {exc.message}", exc.position)
         if options.text_column is not None:
             return _check_text(raw, data, options.text_column, options, selector, kw)
         report = validate_record(data, **kw)
     else:
         report = _transcript_report(raw.text, options, selector, kw)
-    return RecordResult(number=raw.number, end=raw.end, findings=_place(raw, report), digest=_digest(raw))
+    return _result(raw, _place(raw, report) if report.diagnostics else ())
 
 
 def _transcript_report(text: str, options: Options, selector: Selector, kw: dict[str, Any]) -> ValidationReport:
@@ -261,13 +274,13 @@ def _check_text(
     value = data.get(field) if isinstance(data, dict) else None
     if not isinstance(value, str):
         if not selector.allows("HT603"):
-            return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+            return _result(raw, ())
         what = "not an object" if not isinstance(data, dict) else (
             f"no field {field!r}" if value is None else f"{field!r} is {type(value).__name__}, not a string"
         )
         return _record_error(raw, "HT603", f"--text-column {field}: the record has no ChatML text ({what})", 0)
     report = _transcript_report(value, options, selector, kw)
-    return RecordResult(number=raw.number, end=raw.end, findings=_place_text(raw, field, report), digest=_digest(raw))
+    return _result(raw, _place_text(raw, field, report))
 
 
 def check_record(raw: RawRecord, options: Options) -> RecordResult:
@@ -280,7 +293,7 @@ def check_record(raw: RawRecord, options: Options) -> RecordResult:
     >>> [f.code for f in check_record(rec, Options()).findings]
     ['HT602']
     """
-    selector = Selector(options.select, options.ignore)
+    selector = _selector(options.select, options.ignore)
     try:
         return _check(raw, options, selector)
     except Exception as exc:  # any failure of the checker (RecursionError, ValueError, …) is a finding
