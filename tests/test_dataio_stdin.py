@@ -194,3 +194,10 @@ def test_kind_of_and_the_error_code() -> None:
     assert [kind_of(_pack(k, b"x")) for k in KINDS] == list(KINDS)
     assert kind_of(b"PAR1") is None and kind_of(b"") is None
     assert str(CorruptInputError("x")).startswith("HT611 ")
+
+
+def test_engine_ray_refuses_standard_input_before_starting_ray() -> None:
+    """Ray's read tasks run in worker processes, whose standard input is not the command's: refused up front."""
+    proc = _validate(gzip.compress(_data(5)), "--engine", "ray")
+    assert proc.returncode == EXIT_INPUT
+    assert b"--engine ray reads files, not standard input" in proc.stderr

@@ -54,6 +54,8 @@ def engine(args: argparse.Namespace) -> Iterator[None]:
             raise UsageError("--ray-address needs --engine ray")
         yield
         return
+    if "-" in getattr(args, "paths", ()):  # the read tasks run in Ray's worker processes, not on this stdin
+        raise UsageError("--engine ray reads files, not standard input (-): write the stream to a file first")
     from .ray_engine import ray_cluster
 
     with ray_cluster(args.ray_address, num_cpus=args.jobs if args.jobs > 1 else None):
