@@ -191,6 +191,45 @@ def single_core(path: Path, rounds: int) -> None:
         print(f"  {label:36s}: {rate:8.0f} records/s  ({rate / base:.2f}x parse only){extra}")
 
 
+def child_round(path: Path) -> None:
+    """One round in this process (``--child-round``): CPU seconds of parse-only, then of validate --jobs 1."""
+    parse_only(path)  # warm: imports, compiled tool sets
+    validate(path, 1)
+    _, _, parse_cpu = _timed(parse_only, path)
+    (_, found), _, validate_cpu = _timed(validate, path, 1)
+    print(json.dumps({"parse": parse_cpu, "validate": validate_cpu, "findings": found}))
+
+
+def compare(path: Path, rev: str, rounds: int) -> None:
+    """Before/after in one run: ``rev``'s ``src`` and the working tree's, in alternating child processes.
+
+    Each round runs one child per tree (a fresh interpreter each, the same file); the best CPU time of
+    each tree counts. The ratio is validate against parse-only *of the same tree*, so a change that only
+    speeds up parsing does not pass for a faster validator.
+    """
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as old:
+        archive = subprocess.run(["git", "-C", str(root), "archive", rev, "src"], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
+        trees = {f"before ({rev})": Path(old) / "src", "after (working tree)": root / "src"}
+        best: dict[str, dict[str, float]] = {label: {} for label in trees}
+        found: dict[str, int] = {}
+        for _ in range(rounds):
+            for label, src in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(src)}
+                argv = [sys.executable, __file__, "--child-round", str(path)]
+                out = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)
+                found[label] = out["findings"]
+                for key in ("parse", "validate"):
+                    best[label][key] = min(best[label].get(key, out[key]), out[key])
+    n = sum(1 for _ in iter_records(path))
+    print(f"before/after, best of {rounds} alternating rounds (child processes), records per CPU second:")
+    for label, cpu in best.items():
+        parse, check = n / cpu["parse"], n / cpu["validate"]
+        print(f"  {label:28s}: parse only {parse:7.0f}/s, validate --jobs 1 {check:7.0f}/s "
+              f"({check / parse:.2f}x parse only); {found[label]} findings")
+
+
 def parallel(path: Path, jobs: int, ray_engine: bool) -> None:
     """Records per wall second: --jobs 1, --jobs N, and (when asked) --engine ray on a local cluster."""
     print(f"wall clock (cpu/wall: CPU used by all processes over wall time; {os.cpu_count()} cores):")
@@ -230,6 +269,9 @@ def ray_overhead(blocks: int = 200) -> None:
     print(f"  ray per-task overhead: {wall / blocks * 1000:.1f} ms per block ({blocks} empty map_batches tasks)")
 
 
+FORMS = ("jsonl.zst", "parquet", "jsonl")
+
+
 def memory(path: Path | None, kind: str) -> None:
     """Peak RSS of a child process validating ``path`` (``kind``: how it was written; None: imports only)."""
     code = (
@@ -246,22 +288,28 @@ def memory(path: Path | None, kind: str) -> None:
     n, rss = out.stdout.split()
     size = path.stat().st_size / 1e6 if path is not None else 0.0
     print(f"  {kind:12s} {size:8.1f} MB on disk, {int(n):8d} records: peak RSS {rss} MB"
-          f" ({time.perf_counter() - t:.0f} s)")
+          f" ({time.perf_counter() - t:.0f} s)", flush=True)
 
 
-def write_forms(path: Path, tmp: Path) -> dict[str, Path]:
-    """The JSONL (OpenAI records only) as .jsonl.zst and as Parquet (row groups of 2,000 rows), streaming."""
+def write_forms(path: Path, tmp: Path, forms: tuple[str, ...] = FORMS) -> dict[str, Path]:
+    """The JSONL (OpenAI records only) as .jsonl.zst and/or Parquet (row groups of 2,000 rows), streaming.
+
+    ``forms`` picks among ``jsonl.zst``, ``parquet`` and ``jsonl`` (the input itself).
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
     import zstandard
 
     zst, par = tmp / "big.jsonl.zst", tmp / "big.parquet"
     writer = None
-    with open(path, "rb") as src, open(zst, "wb") as out:
+    with open(path, "rb") as src, open(zst if "jsonl.zst" in forms else os.devnull, "wb") as out:
         with zstandard.ZstdCompressor(level=3).stream_writer(out) as z:
             batch: list[Any] = []
             for line in src:
-                z.write(line)
+                if "jsonl.zst" in forms:
+                    z.write(line)
+                if "parquet" not in forms:
+                    continue
                 batch.append(json.loads(line))
                 if len(batch) == 2000:
                     table = pa.Table.from_struct_array(pa.array(batch))
@@ -274,7 +322,8 @@ def write_forms(path: Path, tmp: Path) -> dict[str, Path]:
                 writer.write_table(table.cast(writer.schema))
     if writer is not None:
         writer.close()
-    return {"jsonl.zst": zst, "parquet": par}
+    made = {"jsonl.zst": zst, "parquet": par, "jsonl": path}
+    return {form: made[form] for form in forms}
 
 
 def main() -> None:
@@ -287,14 +336,29 @@ def main() -> None:
         "--memory", type=int, default=0, metavar="N",
         help="peak RSS validating a .jsonl.zst and a Parquet file of N, then 4N, OpenAI records",
     )
+    ap.add_argument(
+        "--memory-factors", default="1,4", metavar="F,G",
+        help="multiples of --memory to measure (default 1,4: N then 4N records)",
+    )
+    ap.add_argument(
+        "--memory-forms", default=",".join(FORMS), metavar="FORMS",
+        help="input forms to measure, among " + ", ".join(FORMS) + " (default: all)",
+    )
+    ap.add_argument("--compare", metavar="REV", help="before/after: REV's src against the working tree's")
+    ap.add_argument("--child-round", metavar="PATH", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child_round:
+        child_round(Path(args.child_round))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.jsonl"
         make_dataset(path, args.records)
         size = path.stat().st_size
         print(f"dataset: {args.records} records, {size / 1e6:.1f} MB; cores: {os.cpu_count()}")
         print(f"load average before the run: {os.getloadavg()[0]:.1f} (cores busy with other work slow every figure)")
-        if args.rounds:
+        if args.compare:
+            compare(path, args.compare, args.rounds)
+        elif args.rounds:
             single_core(path, args.rounds)
         if args.ray:
             import ray
@@ -309,13 +373,17 @@ def main() -> None:
             parallel(path, args.jobs, False)
         if args.memory:
             memory(None, "imports only")
-        for n in (args.memory, 4 * args.memory) if args.memory else ():
+        factors = [int(f) for f in args.memory_factors.split(",")] if args.memory else []
+        forms = tuple(f for f in args.memory_forms.split(",") if f)
+        unknown = set(forms) - set(FORMS)
+        if unknown:
+            ap.error(f"--memory-forms: unknown form(s) {sorted(unknown)}; choose among {FORMS}")
+        for n in (args.memory * f for f in factors):
             big = Path(tmp) / f"openai-{n}.jsonl"
             make_dataset(big, n, sharegpt=False)
-            print(f"memory, {n} records ({big.stat().st_size / 1e6:.0f} MB of JSONL):")
-            for kind, form in write_forms(big, Path(tmp)).items():
+            print(f"memory, {n} records ({big.stat().st_size / 1e6:.0f} MB of JSONL):", flush=True)
+            for kind, form in write_forms(big, Path(tmp), forms).items():
                 memory(form, kind)
-            memory(big, "jsonl")
             big.unlink()
 
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from helpers import arrow_openai_records, dataset_records
 from hermes_toolcall.cli import main
+from hermes_toolcall.dataio.compressed import CorruptInputError
 from hermes_toolcall.dataio.rows import Columns, drop_nulls
 from hermes_toolcall.dataio.sources import iter_input, sniff
 from hermes_toolcall.errors import UsageError
@@ -95,10 +96,14 @@ def test_zstd_multi_frame_and_progress_in_compressed_bytes(tmp_path: Path) -> No
     assert read[-1].end == path.stat().st_size
 
 
-def test_truncated_archive_is_a_usage_error(tmp_path: Path) -> None:
-    path = tmp_path / "d.jsonl.gz"
-    path.write_bytes(gzip.compress(_jsonl_bytes(dataset_records(200)))[:-40])
-    with pytest.raises(UsageError, match="corrupt or truncated"):
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+def test_truncated_archive_is_an_input_error(kind: str, tmp_path: Path) -> None:
+    """Regression (zstd): a cut .zst file ended the dataset quietly; now HT611 like gzip."""
+    data = _jsonl_bytes(dataset_records(200))
+    packed = gzip.compress(data) if kind == "gzip" else zstandard.ZstdCompressor().compress(data)
+    path = tmp_path / "d.jsonl.bin"
+    path.write_bytes(packed[:-40])
+    with pytest.raises(CorruptInputError, match=r"HT611 .*corrupt or truncated after record"):
         list(iter_input(path))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall.errors import UsageError
@@ -251,6 +251,7 @@ def _conversation(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Any], boo
     return messages, tools, draw(st.booleans())
 
 
+@settings(suppress_health_check=[HealthCheck.filter_too_much])  # the renderer refuses some drawn contents
 @given(
     dialect=st.sampled_from(["hermes", "hermes-vllm", "qwen2.5", "qwen3", "omp"]),
     conversations=st.lists(_conversation(), min_size=1, max_size=3),

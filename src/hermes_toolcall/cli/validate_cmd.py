@@ -161,7 +161,9 @@ def run_validate(args: argparse.Namespace) -> int:
         check_formats=args.check_formats,
         input_format=args.input_format,
         round_trip=not args.no_round_trip,
+        text_column=args.text_column,
     )
+    dataset_hooks.columns_of(args)  # a bad combination of column options fails before reading
     from ..validate.api import Selector
 
     Selector(options.select, options.ignore)  # reject bad or unknown codes before reading anything

@@ -68,7 +68,20 @@ class Summary:
         }
 
 
+def _message(f: Located) -> str:
+    """The message, with the position in the record's ChatML text when it was checked via ``--text-column``."""
+    return f.message if f.text is None else f"{f.message} [{f.text.label()}]"
+
+
 def _finding_json(path: str, f: Located) -> dict[str, Any]:
+    out = _finding_fields(path, f)
+    if f.text is not None:  # only then: the other records' findings are as before, byte for byte
+        t = f.text
+        out["text"] = {"field": t.field, "line": t.line, "column": t.column, "offset": t.offset}
+    return out
+
+
+def _finding_fields(path: str, f: Located) -> dict[str, Any]:
     return {
         "file": path,
         "record": f.record,
@@ -105,7 +118,7 @@ class Sink:
                 column=f.column,
                 code=f.code,
                 severity=f.severity,
-                message=f.message,
+                message=_message(f),
                 snippet=f.snippet,
                 caret=f.caret,
                 width=f.width,
@@ -176,7 +189,7 @@ class _GitHub(Sink):
             "title": f"{f.code} {CATALOGUE[f.code].name}",
         }
         head = ",".join(f"{k}={_escape_property(sanitize(v))}" for k, v in props.items())
-        message = f"record {f.record}: {f.message}" + (f" (hint: {f.hint})" if f.hint else "")
+        message = f"record {f.record}: {_message(f)}" + (f" (hint: {f.hint})" if f.hint else "")
         self.out.write(f"::{_GITHUB_COMMAND.get(f.severity, 'warning')} {head}::{_escape_data(sanitize(message))}\n")
 
     def finish(self, summary: Summary) -> None:
@@ -211,7 +224,7 @@ class _Sarif(Sink):
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": _SARIF_LEVEL.get(f.severity, "warning"),
-            "message": {"text": f"record {f.record}: {f.message}"},
+            "message": {"text": f"record {f.record}: {_message(f)}"},
             "locations": [
                 {
                     "physicalLocation": {

@@ -16,9 +16,14 @@ __all__ = ["add_arguments", "columns_of", "engine", "input_size", "results"]
 
 
 def add_arguments(p: Any) -> None:
-    """Add ``--messages-column``, ``--tools-column``, ``--engine`` and ``--ray-address``."""
+    """Add ``--messages-column``, ``--tools-column``, ``--text-column``, ``--engine`` and ``--ray-address``."""
     p.add_argument("--messages-column", metavar="COL", help="the column holding the messages (Parquet, datasets)")
     p.add_argument("--tools-column", metavar="COL", help="the column holding the tools (Parquet, datasets)")
+    p.add_argument(
+        "--text-column",
+        metavar="COL",
+        help="records hold a whole ChatML transcript as text in COL (JSONL, Parquet, datasets): checked as one",
+    )
     p.add_argument(
         "--engine",
         default="process",
@@ -34,7 +39,11 @@ def add_arguments(p: Any) -> None:
 
 def columns_of(args: argparse.Namespace) -> Columns:
     """The column mapping the options give."""
-    return Columns(messages=getattr(args, "messages_column", None), tools=getattr(args, "tools_column", None))
+    return Columns(
+        messages=getattr(args, "messages_column", None),
+        tools=getattr(args, "tools_column", None),
+        text=getattr(args, "text_column", None),
+    )
 
 
 @contextlib.contextmanager
@@ -45,6 +54,8 @@ def engine(args: argparse.Namespace) -> Iterator[None]:
             raise UsageError("--ray-address needs --engine ray")
         yield
         return
+    if "-" in getattr(args, "paths", ()):  # the read tasks run in Ray's worker processes, not on this stdin
+        raise UsageError("--engine ray reads files, not standard input (-): write the stream to a file first")
     from .ray_engine import ray_cluster
 
     with ray_cluster(args.ray_address, num_cpus=args.jobs if args.jobs > 1 else None):

@@ -83,9 +83,10 @@ class _Check:
 
 
 def _findings(result: RecordResult) -> list[dict[str, Any]]:
+    """The findings of one row; with ``text_column``, ``line``/``column`` are the position in the row's text."""
     return [
-        {"code": f.code, "severity": f.severity, "message": f.message, "hint": f.hint, "line": f.line,
-         "column": f.column}
+        {"code": f.code, "severity": f.severity, "message": f.message, "hint": f.hint,
+         "line": f.line if f.text is None else f.text.line, "column": f.column if f.text is None else f.text.column}
         for f in result.findings
     ]
 
@@ -101,6 +102,7 @@ def validate_dataset(
     round_trip: bool = True,
     messages_column: str | None = None,
     tools_column: str | None = None,
+    text_column: str | None = None,
     num_proc: int | None = None,
     batch_size: int = 256,
 ) -> DatasetReport:
@@ -116,6 +118,8 @@ def validate_dataset(
         round_trip: run the render → parse round trip (HT504).
         messages_column: the column holding the messages (default ``messages`` or ``conversations``).
         tools_column: the column holding the tools (default ``tools``).
+        text_column: rows hold a whole ChatML transcript as text in this column: it is checked as a
+            transcript, and ``line``/``column`` of a finding are its position in that text.
         num_proc: worker processes for ``Dataset.map`` (ignored for an ``IterableDataset``).
         batch_size: rows per ``map`` batch.
 
@@ -144,8 +148,9 @@ def validate_dataset(
         ignore=tuple(ignore or ()),
         check_formats=check_formats,
         round_trip=round_trip,
+        text_column=text_column,
     )
-    columns = Columns(messages=messages_column, tools=tools_column)
+    columns = Columns(messages=messages_column, tools=tools_column, text=text_column)
     if not isinstance(ds, datasets.Dataset | datasets.IterableDataset):
         raise UsageError(f"validate_dataset takes a datasets.Dataset or IterableDataset, not {type(ds).__name__}")
     names = ds.column_names

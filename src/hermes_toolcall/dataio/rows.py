@@ -33,7 +33,8 @@ class Columns:
     ``messages``: the column with the list of messages (OpenAI ``role``/``content`` items or ShareGPT
     ``from``/``value`` items: the items decide); ``tools``: the column with the tools (a list or its
     JSON text). A mapped record is ``{"messages": …, "tools": …}``; other columns are dropped. With no
-    mapping, a row is read as it is.
+    mapping, a row is read as it is. ``text``: the column holding a whole ChatML transcript as text
+    (checked as a transcript: ``validate.runner.Options.text_column``); it excludes the other two.
 
     >>> Columns(messages="dialog").apply({"dialog": [], "id": 3})
     {'messages': []}
@@ -41,15 +42,20 @@ class Columns:
 
     messages: str | None = None
     tools: str | None = None
+    text: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.text is not None and (self.messages is not None or self.tools is not None):
+            raise UsageError("--text-column (ChatML transcripts) excludes --messages-column and --tools-column")
 
     @property
     def mapped(self) -> bool:
         """True when a column is mapped."""
-        return self.messages is not None or self.tools is not None
+        return self.messages is not None or self.tools is not None or self.text is not None
 
     def check(self, names: list[str] | tuple[str, ...], where: str) -> None:
         """Raise ``UsageError`` when a mapped column is not among ``names``."""
-        for option, column in (("messages", self.messages), ("tools", self.tools)):
+        for option, column in (("messages", self.messages), ("tools", self.tools), ("text", self.text)):
             if column is not None and column not in names:
                 raise UsageError(f"{where}: no column {column!r} for --{option}-column (columns: {', '.join(names)})")
 
@@ -57,12 +63,18 @@ class Columns:
         """The columns to read (None: all)."""
         if not self.mapped:
             return None
-        return [c for c in (self.messages, self.tools) if c is not None]
+        return [c for c in (self.messages, self.tools, self.text) if c is not None]
 
     def apply(self, row: Mapping[str, Any]) -> Any:
-        """The record of ``row`` under this mapping."""
+        """The record of ``row`` under this mapping (``text``: only that column, under its own name).
+
+        >>> Columns(text="chatml").apply({"chatml": "<|im_start|>…", "id": 3})
+        {'chatml': '<|im_start|>…'}
+        """
         if not self.mapped:
             return row
+        if self.text is not None:
+            return {self.text: row.get(self.text)}
         out: dict[str, Any] = {}
         if self.messages is not None and row.get(self.messages) is not None:
             out["messages"] = row[self.messages]

@@ -1,7 +1,11 @@
 """Open any dataset input as a stream of records: plain, gzip/zstd/bz2/xz JSONL or ChatML, Parquet, ``datasets``.
 
 The kind is read from the first bytes (magic numbers), never only from the file name: ``PAR1`` is
-Parquet, ``1f 8b`` gzip, ``28 b5 2f fd`` zstd, ``BZh`` bzip2, ``fd 37 7a 58 5a 00`` xz. A folder
+Parquet, ``1f 8b`` gzip, ``28 b5 2f fd`` zstd, ``BZh`` bzip2, ``fd 37 7a 58 5a 00`` xz. Standard
+input (``-``) is sniffed the same way on the bytes it starts with, without seeking (they are
+replayed), so ``zstd -c data.jsonl | hermes-toolcall validate -`` works; a Parquet file cannot come
+through a pipe (its index is at its end) and says so. A truncated or corrupt compressed input
+raises ``CorruptInputError`` (HT611) after the records before the damage. A folder
 written by ``datasets``' ``save_to_disk`` is a Hugging Face dataset, and ``hf://NAME[:SPLIT]`` is
 loaded with ``datasets.load_dataset(NAME, split=SPLIT, streaming=True)`` (a Hub name, or a local
 folder of data files). Plain files go to ``validate.datasets.iter_records``.
@@ -9,10 +13,6 @@ folder of data files). Plain files go to ``validate.datasets.iter_records``.
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
-import lzma
 import os
 from collections.abc import Iterator
 from dataclasses import replace
@@ -22,6 +22,7 @@ from typing import Any, BinaryIO, Literal, cast
 from ..errors import UsageError
 from ..validate import datasets as plain
 from ..validate.datasets import InputFormat, RawRecord
+from .compressed import COMPRESSED, Compression, CorruptInputError, decompress
 from .extras import require
 from .rows import NO_MAPPING, Columns, row_record
 
@@ -29,13 +30,7 @@ __all__ = ["Kind", "compressed_stream", "input_size", "iter_input", "iter_rows",
 
 Kind = Literal["plain", "gzip", "zstd", "bz2", "xz", "parquet", "dataset", "hub"]
 
-_MAGIC: tuple[tuple[bytes, Kind], ...] = (
-    (b"PAR1", "parquet"),
-    (b"\x1f\x8b", "gzip"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-    (b"BZh", "bz2"),
-    (b"\xfd7zXZ\x00", "xz"),
-)
+_MAGIC: tuple[tuple[bytes, Kind], ...] = ((b"PAR1", "parquet"), *COMPRESSED)
 _HUB = "hf://"
 _ROWS = 1024  # rows per Arrow batch read
 
@@ -53,7 +48,7 @@ def sniff(path: str | Path) -> Kind:
     if text.startswith(_HUB):
         return "hub"
     if text == "-":
-        return "plain"
+        return "plain"  # standard input is sniffed when it is read (peeking here would consume it)
     if os.path.isdir(text):
         if os.path.isfile(os.path.join(text, "dataset_dict.json")):
             splits = sorted(p.name for p in Path(text).iterdir() if p.is_dir())
@@ -84,7 +79,7 @@ def input_size(path: str | Path) -> int:
     return os.path.getsize(text) if os.path.isfile(text) else 0
 
 
-def compressed_stream(path: str | Path, kind: Kind) -> tuple[BinaryIO, BinaryIO]:
+def compressed_stream(path: str | Path, kind: Compression) -> tuple[BinaryIO, BinaryIO]:
     """(decompressed stream, raw file) for a compressed file; close the first, then the second.
 
     Raises:
@@ -94,33 +89,58 @@ def compressed_stream(path: str | Path, kind: Kind) -> tuple[BinaryIO, BinaryIO]
         raw = open(path, "rb")  # closed by the caller
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc
-    stream: Any
-    if kind == "gzip":
-        stream = gzip.GzipFile(fileobj=raw, mode="rb")
-    elif kind == "bz2":
-        stream = bz2.BZ2File(raw, mode="rb")
-    elif kind == "xz":
-        stream = lzma.LZMAFile(raw, mode="rb")
-    else:
-        try:
-            zstandard = require("zstandard")
-        except UsageError:
-            raw.close()
-            raise
-        stream = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return cast(BinaryIO, io.BufferedReader(cast(Any, stream), buffer_size=1 << 16)), raw
+    try:
+        return decompress(raw, kind), raw
+    except UsageError:
+        raw.close()
+        raise
 
 
-def _compressed(path: str | Path, kind: Kind, input_format: InputFormat) -> Iterator[RawRecord]:
+def _decompressed_records(
+    stream: BinaryIO, raw: BinaryIO | None, name: str, kind: Compression, input_format: InputFormat
+) -> Iterator[RawRecord]:
+    """The records of a decompressed stream; progress in compressed bytes when ``raw`` can tell."""
+    last = 0
+    try:
+        for record in plain.records_from_handle(stream, name, input_format):
+            last = record.number
+            yield record if raw is None else replace(record, end=raw.tell())
+    except UsageError:
+        raise
+    except (OSError, EOFError, ValueError) as exc:  # a truncated or corrupt archive
+        where = f"after record {last} (the records before it were read)" if last else "before the first record"
+        raise CorruptInputError(f"{name}: {kind} stream is corrupt or truncated {where}: {exc}") from exc
+
+
+def _compressed(path: str | Path, kind: Compression, input_format: InputFormat) -> Iterator[RawRecord]:
     stream, raw = compressed_stream(path, kind)
     try:
-        for record in plain.records_from_handle(stream, plain.display_name(path), input_format):
-            yield replace(record, end=raw.tell())  # progress in compressed bytes
-    except (OSError, EOFError, ValueError) as exc:  # a truncated or corrupt archive
-        raise UsageError(f"cannot read {path}: {kind} stream is corrupt or truncated ({exc})") from exc
+        yield from _decompressed_records(stream, raw, plain.display_name(path), kind, input_format)
     finally:
         stream.close()
         raw.close()
+
+
+def _stdin(input_format: InputFormat) -> Iterator[RawRecord]:
+    """Standard input, read once: its first bytes say whether it is compressed (replayed, not sought)."""
+    name = plain.display_name("-")
+    with plain.open_input("-") as fh:
+        try:
+            head, stream = plain.peek(fh, until_content=False)
+        except OSError as exc:
+            raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+        if head.startswith(b"PAR1"):
+            raise UsageError(
+                f"{name} is a Parquet file: Parquet cannot be read from a pipe (its index is at its end); pass its path"
+            )
+        kind = next((k for magic, k in COMPRESSED if head.startswith(magic)), None)
+        if kind is None:
+            try:
+                yield from plain.records_from_handle(stream, name, input_format)
+            except OSError as exc:
+                raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+            return
+        yield from _decompressed_records(decompress(stream, kind), None, name, kind, input_format)
 
 
 def _hub_dataset(spec: str) -> Any:
@@ -166,13 +186,15 @@ def iter_input(
 
     Args:
         path: a file (plain, gzip, zstd, bz2 or xz JSONL or ChatML; Parquet), a ``save_to_disk``
-            folder, ``hf://NAME[:SPLIT]``, or ``-`` for standard input.
+            folder, ``hf://NAME[:SPLIT]``, or ``-`` for standard input (plain or compressed).
         input_format: ``auto``, ``openai``, ``sharegpt`` or ``chatml`` (ChatML only for text files).
         columns: the column mapping (for Parquet and datasets; for JSONL, each record is re-encoded).
 
     Raises:
         UsageError: the input cannot be read, needs an extra that is not installed, or does not fit
             the options.
+        CorruptInputError: a compressed input is truncated or corrupt (HT611; raised after the
+            records before the damage).
 
     >>> import gzip, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "data.bin")
@@ -188,8 +210,14 @@ def iter_input(
         for number, row, end in iter_rows(path, columns):
             yield row_record(number, row, columns, end)
         return
-    records = plain.iter_records(path, input_format) if kind == "plain" else _compressed(path, kind, input_format)
-    if not columns.mapped:
+    records: Iterator[RawRecord]
+    if str(path) == "-":
+        records = _stdin(input_format)
+    elif kind == "plain":
+        records = plain.iter_records(path, input_format)
+    else:
+        records = _compressed(path, cast(Compression, kind), input_format)
+    if not columns.mapped or columns.text is not None:  # a text column is read from the line as written
         yield from records
         return
     yield from _remap(records, columns)

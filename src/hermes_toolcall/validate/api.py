@@ -10,9 +10,9 @@ from ..errors import HermesError, UsageError, ValidationError
 from ..model import Completion, Diagnostic, Message, Transcript
 from ..profiles import get_profile
 from . import checks
-from .build import Conversation, Finding, from_completion, from_openai, from_sharegpt, from_transcript
+from .build import Conversation, Finding, finding, from_completion, from_openai, from_sharegpt, from_transcript
 from .schema import load_tools
-from .view import Where
+from .view import Where, value_where
 
 __all__ = ["Selector", "ValidationReport", "validate", "validate_conversation", "validate_record"]
 
@@ -131,8 +131,13 @@ def validate_conversation(
     found.extend(checks.check_reasoning(conv))
     if round_trip and selector.allows("HT504"):
         found.extend(checks.check_round_trip(conv, profile))
+    if not found:
+        return _NOTHING  # most records: no sorting, no new report
     kept = sorted((f for f in found if selector.allows(f[0].code)), key=lambda f: _path_key(f[1]))
     return ValidationReport(diagnostics=tuple(d for d, _ in kept), locations=tuple(w for _, w in kept))
+
+
+_NOTHING = ValidationReport(diagnostics=(), locations=())
 
 
 def _plain(value: Any) -> Any:
@@ -239,9 +244,6 @@ def _validate_record(
     check_formats: bool,
     round_trip: bool,
 ) -> ValidationReport:
-    from .build import finding
-    from .view import value_where
-
     if _needs_plain(record):
         record = _plain(record)
     conv: Conversation

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 import signal
@@ -15,7 +16,7 @@ from typing import Any
 
 from .. import jsonio
 from ..diagnostics import make
-from ..errors import DecodeError
+from ..errors import DecodeError, InputError
 from ..excerpt import window
 from ..model import Diagnostic, Span, ToolsBlock, Transcript
 from .api import Selector, ValidationReport, validate_conversation, validate_record
@@ -25,7 +26,7 @@ from .engines import parse_transcript
 from .locate import locate, string_offset
 from .view import Where
 
-__all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "check_record", "run"]
+__all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "TextPosition", "check_record", "run"]
 
 INTERNAL_ERROR = "HT604"
 
@@ -40,6 +41,27 @@ class Options:
     check_formats: bool = False
     input_format: InputFormat = "auto"
     round_trip: bool = True
+    text_column: str | None = None
+    """Records (JSONL lines, Parquet or ``datasets`` rows) hold a whole ChatML transcript as text in this
+    field: the text is checked as a transcript (a ChatML file's checks), findings say where in it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextPosition:
+    """Where in a record's ChatML text (``Options.text_column``) a finding is: 1-based line and column, offset."""
+
+    field: str
+    line: int
+    column: int
+    offset: int
+
+    def label(self) -> str:
+        """``text 3:14, offset 57`` (the field, then line:column and character offset in the text).
+
+        >>> TextPosition(field="text", line=3, column=14, offset=57).label()
+        'text 3:14, offset 57'
+        """
+        return f"{self.field} {self.line}:{self.column}, offset {self.offset}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +78,7 @@ class Located:
     width: int
     snippet: str
     caret: int
+    text: TextPosition | None = None  # set for a record checked through Options.text_column
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,7 +86,8 @@ class RecordResult:
     """The findings of one record (``end``: byte offset after it, for progress).
 
     ``digest`` identifies the record's content (a short hash of its text), so that a finding keeps its
-    fingerprint when the record moves in the file (SARIF ``partialFingerprints``).
+    fingerprint when the record moves in the file (SARIF ``partialFingerprints``); it is ``""`` for a
+    record without findings (nothing needs it there).
     """
 
     number: int
@@ -103,7 +127,35 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
     return tuple(out)
 
 
-def _located(d: Diagnostic, record: int, line: int, column: int, width: int, source_line: str) -> Located:
+def _place_text(raw: RawRecord, field: str, report: ValidationReport) -> tuple[Located, ...]:
+    """Findings of the transcript in ``field`` of a JSON record: the file position, and the position in the text.
+
+    The column points into the record's JSON line, at the character of the string where the finding
+    is (escapes counted as written); ``text`` says line:column and offset inside the transcript.
+    """
+    found = locate(raw.text, (field,))
+    start = found[0] if found is not None and raw.text[found[0] : found[0] + 1] == '"' else -1
+    out = []
+    for d in report.diagnostics:
+        if start >= 0:
+            a, b = string_offset(raw.text, start, d.span.start), string_offset(raw.text, start, d.span.end)
+        else:
+            a = b = 0
+        position = TextPosition(field=field, line=d.span.line, column=d.span.column, offset=d.span.start)
+        out.append(_located(d, raw.number, raw.line, a + 1, max(1, b - a), raw.text, text=position))
+    return tuple(out)
+
+
+def _located(
+    d: Diagnostic,
+    record: int,
+    line: int,
+    column: int,
+    width: int,
+    source_line: str,
+    *,
+    text: TextPosition | None = None,
+) -> Located:
     """A finding of record ``record`` at ``line:column``, with the excerpt of ``source_line`` around it."""
     snippet, caret, width = window(source_line, column, width)
     return Located(
@@ -117,7 +169,19 @@ def _located(d: Diagnostic, record: int, line: int, column: int, width: int, sou
         width=width,
         snippet=snippet,
         caret=caret,
+        text=text,
     )
+
+
+def _result(raw: RawRecord, findings: tuple[Located, ...]) -> RecordResult:
+    """The result of ``raw``; its digest is computed only when there are findings (nothing else reads it)."""
+    return RecordResult(number=raw.number, end=raw.end, findings=findings, digest=_digest(raw) if findings else "")
+
+
+@functools.lru_cache(maxsize=64)
+def _selector(select: tuple[str, ...] | None, ignore: tuple[str, ...]) -> Selector:
+    """The ``Selector`` of the options (built once per run, not per record: it validates every code)."""
+    return Selector(select, ignore)
 
 
 def _digest(raw: RawRecord) -> str:
@@ -129,7 +193,7 @@ def _record_error(raw: RawRecord, code: str, message: str, position: int, *, hin
     column = max(position, 0) + 1
     d = make(code, message, Span(start=0, end=0, line=1, column=column), strict=False, hint=hint)
     located = _located(d, raw.number, raw.line, column, 1, raw.text.split("\n", 1)[0])
-    return RecordResult(number=raw.number, end=raw.end, findings=(located,), digest=_digest(raw))
+    return _result(raw, (located,))
 
 
 def internal_error(raw: RawRecord, exc: BaseException) -> RecordResult:
@@ -165,7 +229,7 @@ def _joined(transcript: Transcript) -> list[Any]:
 def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult:
     if raw.error is not None:
         if not selector.allows("HT601"):
-            return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+            return _result(raw, ())
         return _record_error(raw, "HT601", raw.error, 0)
     kw: dict[str, Any] = {
         "tools": options.tools,
@@ -175,23 +239,48 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
         "round_trip": options.round_trip,
     }
     if raw.kind == "object":
+        if options.text_column is not None:
+            return _check_text(raw, raw.data, options.text_column, options, selector, kw)
         report = validate_record(raw.data, **kw)
     elif raw.kind == "jsonl":
         try:
             data = jsonio.loads(raw.text)
         except DecodeError as exc:
             if not selector.allows("HT601"):
-                return RecordResult(number=raw.number, end=raw.end, findings=(), digest=_digest(raw))
+                return _result(raw, ())
             return _record_error(raw, "HT601", f"invalid JSON: {exc.message}", exc.position)
+        if options.text_column is not None:
+            return _check_text(raw, data, options.text_column, options, selector, kw)
         report = validate_record(data, **kw)
     else:
-        transcript = parse_transcript(raw.text, dialect=options.dialect)
-        conv = from_transcript(transcript)
-        joined = _joined(transcript) if selector.allows("HT605") else []
-        if joined:
-            conv = dataclasses.replace(conv, findings=conv.findings + tuple(joined))
-        report = validate_conversation(conv, **kw)
-    return RecordResult(number=raw.number, end=raw.end, findings=_place(raw, report), digest=_digest(raw))
+        report = _transcript_report(raw.text, options, selector, kw)
+    return _result(raw, _place(raw, report) if report.diagnostics else ())
+
+
+def _transcript_report(text: str, options: Options, selector: Selector, kw: dict[str, Any]) -> ValidationReport:
+    """The checks of one ChatML transcript (a ChatML file's record, or a record's text column)."""
+    transcript = parse_transcript(text, dialect=options.dialect)
+    conv = from_transcript(transcript)
+    joined = _joined(transcript) if selector.allows("HT605") else []
+    if joined:
+        conv = dataclasses.replace(conv, findings=conv.findings + tuple(joined))
+    return validate_conversation(conv, **kw)
+
+
+def _check_text(
+    raw: RawRecord, data: Any, field: str, options: Options, selector: Selector, kw: dict[str, Any]
+) -> RecordResult:
+    """A JSON record whose ``field`` holds a ChatML transcript: the text checked as a transcript."""
+    value = data.get(field) if isinstance(data, dict) else None
+    if not isinstance(value, str):
+        if not selector.allows("HT603"):
+            return _result(raw, ())
+        what = "not an object" if not isinstance(data, dict) else (
+            f"no field {field!r}" if value is None else f"{field!r} is {type(value).__name__}, not a string"
+        )
+        return _record_error(raw, "HT603", f"--text-column {field}: the record has no ChatML text ({what})", 0)
+    report = _transcript_report(value, options, selector, kw)
+    return _result(raw, _place_text(raw, field, report))
 
 
 def check_record(raw: RawRecord, options: Options) -> RecordResult:
@@ -204,7 +293,7 @@ def check_record(raw: RawRecord, options: Options) -> RecordResult:
     >>> [f.code for f in check_record(rec, Options()).findings]
     ['HT602']
     """
-    selector = Selector(options.select, options.ignore)
+    selector = _selector(options.select, options.ignore)
     try:
         return _check(raw, options, selector)
     except Exception as exc:  # any failure of the checker (RecursionError, ValueError, …) is a finding
@@ -221,12 +310,18 @@ def _worker_init() -> None:
 
 
 def _batches(records: Iterable[RawRecord], size: int) -> Iterator[list[RawRecord]]:
+    """Records in lists of ``size``; when the input breaks off (``InputError``), the records read before go first."""
     batch: list[RawRecord] = []
-    for r in records:
-        batch.append(r)
-        if len(batch) >= size:
+    try:
+        for r in records:
+            batch.append(r)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+    except InputError:
+        if batch:
             yield batch
-            batch = []
+        raise
     if batch:
         yield batch
 
@@ -272,11 +367,15 @@ def run(
             pending.clear()
             pending.extend((b, pool.submit(_batch, b, options)) for b in retry)
 
+    broken: InputError | None = None
     try:
-        for batch in _batches(records, batch_size):
-            pending.append((batch, pool.submit(_batch, batch, options)))
-            while len(pending) >= 2 * workers:
-                yield from collect()
+        try:
+            for batch in _batches(records, batch_size):
+                pending.append((batch, pool.submit(_batch, batch, options)))
+                while len(pending) >= 2 * workers:
+                    yield from collect()
+        except InputError as exc:  # the input broke off (a truncated archive): what was read is still checked
+            broken = exc
         while pending:
             yield from collect()
     except BaseException:  # Ctrl-C, or the consumer stopped: drop the queued batches, let the running ones end
@@ -284,3 +383,5 @@ def run(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+    if broken is not None:
+        raise broken
