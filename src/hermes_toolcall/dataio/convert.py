@@ -30,6 +30,7 @@ from ..ids import sequential_ids
 from ..model import ToolsBlock, Transcript
 from ..openai import messages_from_openai, messages_to_openai
 from ..profiles import DIALECTS, get_profile
+from ..tags import IM_END, IM_START
 from . import codes as _codes  # noqa: F401  (registers HT610)
 from .rows import drop_nulls
 
@@ -193,7 +194,7 @@ def _default_system(t: Transcript, turn: Any, dialect: str) -> bool:
         return False
     try:
         text = render([{"role": "user", "content": _MARK}], tools=[], dialect=dialect)
-        prefix = text.partition("<|im_start|>user")[0]
+        prefix = text.partition(f"{IM_START}user")[0]
     except HermesError:
         return False
     return bool(prefix) and t.source[turn.span.start : turn.span.end].rstrip("\n") == prefix.rstrip("\n")
@@ -238,7 +239,7 @@ def _read(record: Any, shape: Shape, dialect: str) -> dict[str, Any]:
         role = _FROM.get(sender) if isinstance(sender, str) else None
         if role is None or not isinstance(turn.get("value"), str):
             raise _Skip(f"turn {i}: a turn is {{from: system|human|gpt|tool, value: string}}")
-        parts.append(f"<|im_start|>{role}\n{turn['value']}<|im_end|>\n")
+        parts.append(f"{IM_START}{role}\n{turn['value']}{IM_END}\n")
     return _from_transcript(_parse("".join(parts), "hermes"), "hermes", tools)
 
 
