@@ -15,8 +15,8 @@ import random
 import time
 from collections.abc import Callable
 
-from hermes_toolcall import jsonio
-from hermes_toolcall.body import decode_call_body
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall._body import decode_call_body
 
 _WORDS = "the weather in Paris is mild today über naïve café 東京 please check the files carefully".split()
 

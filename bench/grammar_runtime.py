@@ -5,9 +5,9 @@ Usage: ``.venv/bin/python bench/grammar_runtime.py [--repeat 7] [--before REV] [
 * **load** (always): a fresh interpreter per sample, timing ``from hermes_toolcall.grammar import
   parser`` plus the first ``tokens()``: the package import alone (the floor), the default variant,
   all 16 option variants, and the alternative design (Lark compiles the grammar at first use and its
-  serialisation is read at run time, as ``grammar/tablegen.py`` does at build time). Samples of the
+  serialisation is read at run time, as ``grammar/_tablegen.py`` does at build time). Samples of the
   kinds are taken in turn (the host's speed drifts); the best of each is printed.
-* **before/after** (``--before REV``): ``grammar/driver.py`` of the git revision ``REV`` (one that
+* **before/after** (``--before REV``): ``grammar/_driver.py`` of the git revision ``REV`` (one that
   still took a ``Lark`` instance, e.g. ``732a22d``) against the current one, in the same process on
   bench/parse.py's transcripts: the token pass and ``parse_transcript``, interleaved as
   bench/parse.py does, the order of before and after swapped every other round.
@@ -30,9 +30,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 import parse as bench_parse  # noqa: E402 - bench/parse.py, beside this file
 
 from hermes_toolcall import parse_transcript, sequential_ids  # noqa: E402
-from hermes_toolcall.grammar import Variant, build, parser  # noqa: E402
+from hermes_toolcall.grammar import Variant  # noqa: E402
+from hermes_toolcall.grammar import _build as build  # noqa: E402
+from hermes_toolcall.grammar import _parser as parser  # noqa: E402
 
-_T0 = "import time; t = time.perf_counter()\nfrom hermes_toolcall.grammar import Variant, parser, tablegen\n"
+_T0 = (
+    "import time; t = time.perf_counter()\n"
+    "from hermes_toolcall.grammar import Variant, _parser as parser, _tablegen as tablegen\n"
+)
 _T1 = "print(time.perf_counter() - t)\n"
 LOADS = {
     "package import alone (the floor)": _T0 + _T1,
@@ -77,7 +82,7 @@ def load_times(repeat: int, extra: dict[str, str]) -> dict[str, float]:
 
 def _driver_file(rev: str) -> Path:
     source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{rev}:src/hermes_toolcall/grammar/driver.py"],
+        ["git", "-C", str(ROOT), "show", f"{rev}:src/hermes_toolcall/grammar/_driver.py"],
         capture_output=True,
         text=True,
         check=True,
@@ -150,7 +155,7 @@ def before_after(rev: str, sizes: list[float], repeat: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--before", help="a git revision whose grammar/driver.py took a Lark instance (e.g. 732a22d)")
+    ap.add_argument("--before", help="a git revision whose grammar/_driver.py took a Lark instance (e.g. 732a22d)")
     ap.add_argument("--sizes", default="1,10", help="comma-separated sizes in MB (with --before)")
     args = ap.parse_args()
     extra: dict[str, str] = {}

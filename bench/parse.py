@@ -8,7 +8,7 @@ arguments, results, reasoning). Measured in the same run:
 * **floor**: one compiled regex pass locating every marker, plus ``orjson.loads`` of every call and
   result payload (the least any parser of this format must do);
 * **grammar tokens**: the token pass alone (``grammar.tokens``: Lark's compiled LALR table and
-  contextual lexer run by ``grammar/driver.py``), to show the split between parsing and building the
+  contextual lexer run by ``grammar/_driver.py``), to show the split between parsing and building the
   model;
 * **parse_transcript**: the grammar engine, whole parse to model values;
 * peak memory of the parse (tracemalloc), as a multiple of the input size (characters).
@@ -42,7 +42,8 @@ from typing import Any
 
 import orjson
 
-from hermes_toolcall import jsonio, parse_transcript, sequential_ids
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall import parse_transcript, sequential_ids
 from hermes_toolcall.grammar import Variant, tokens
 
 _WORDS = (

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from hermes_toolcall import render
-from hermes_toolcall.jsonio import loads
-from hermes_toolcall.profiles import DIALECTS
-from hermes_toolcall.render.oracle import oracle_render, template_path
+from hermes_toolcall._jsonio import loads
+from hermes_toolcall._profiles import DIALECTS
+from hermes_toolcall.render._oracle import oracle_render, template_path
 
 REPO = Path(__file__).resolve().parent.parent
 DIALECT_NAMES = ["hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq"]

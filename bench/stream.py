@@ -28,10 +28,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from hermes_toolcall import jsonio, parse_transcript
-from hermes_toolcall.ids import sequential_ids
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall import parse_transcript
+from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.statemachine import StreamParser
-from hermes_toolcall.statemachine.table import NEXT, State, Trigger, build_machine
+from hermes_toolcall.statemachine._table import NEXT, State, Trigger, build_machine
 
 # ---------------------------------------------------------------------------------------------- baseline
 

@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hermes_toolcall import jsonio
-from hermes_toolcall.validate.build import from_openai, from_sharegpt
-from hermes_toolcall.validate.datasets import iter_records
-from hermes_toolcall.validate.runner import Options, run
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall.validate._build import from_openai, from_sharegpt
+from hermes_toolcall.validate._datasets import iter_records
+from hermes_toolcall.validate._runner import Options, run
 
 TOOLS = [
     {
@@ -153,7 +153,8 @@ def validate(path: Path, jobs: int) -> tuple[int, int]:
 
 def _fast(enabled: bool) -> None:
     """Turn the jsonschema-rs first pass on or off (and forget the compiled tool sets)."""
-    from hermes_toolcall.validate import fastschema, schema
+    from hermes_toolcall.validate import _fastschema as fastschema
+    from hermes_toolcall.validate import _schema as schema
 
     fastschema._RS = fastschema._MISSING if enabled else None
     schema._cached.cache_clear()
@@ -244,7 +245,7 @@ def parallel(path: Path, jobs: int, ray_engine: bool) -> None:
 
 def ray_validate(path: Path) -> tuple[int, int]:
     """``validate --engine ray`` on the running cluster."""
-    from hermes_toolcall.dataio.ray_engine import run_ray
+    from hermes_toolcall.dataio._ray_engine import run_ray
 
     records = findings = 0
     for result in run_ray(path, Options()):
@@ -277,8 +278,8 @@ def memory(path: Path | None, kind: str) -> None:
     code = (
         "import resource, sys\n"
         "import pyarrow.parquet, zstandard\n"
-        "from hermes_toolcall.dataio.sources import iter_input\n"
-        "from hermes_toolcall.validate.runner import Options, run\n"
+        "from hermes_toolcall.dataio._sources import iter_input\n"
+        "from hermes_toolcall.validate._runner import Options, run\n"
         "n = sum(1 for _ in run(iter_input(sys.argv[1]), Options(round_trip=False))) if sys.argv[1:] else 0\n"
         "print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
     )

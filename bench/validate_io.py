@@ -27,8 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from validate import make_dataset
 
-from hermes_toolcall import jsonio
-from hermes_toolcall.validate import api, datasets
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall.validate import _api as api
+from hermes_toolcall.validate import _datasets as datasets
 
 
 def _best(fn: Callable[[], Any], repeat: int) -> float:

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from targets import FUZZ_TOOLS, check, check_bytes
 
-from hermes_toolcall.conformance.generate import random_text
+from hermes_toolcall.conformance._generate import random_text
 
 
 def run_files(paths: list[Path]) -> int:

@@ -31,8 +31,8 @@ def main() -> None:
         status = driver.main([a for a in sys.argv[1:] if not a.startswith("-")])
         raise SystemExit(status) from None
     with atheris.instrument_imports(include=["hermes_toolcall", "lark"]):
+        import hermes_toolcall._parse
         import hermes_toolcall.grammar
-        import hermes_toolcall.parse
         import hermes_toolcall.statemachine  # noqa: F401
     importlib.import_module("targets")
     atheris.Setup(sys.argv, test_one_input)

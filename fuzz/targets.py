@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.errors import HermesError
-from hermes_toolcall.profiles import DIALECTS
 from hermes_toolcall.testing import assert_engines_agree, assert_spans_tile
 
 DIALECT_NAMES = tuple(sorted(DIALECTS))

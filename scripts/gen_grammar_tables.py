@@ -1,8 +1,8 @@
-"""Regenerate src/hermes_toolcall/grammar/tables.py from hermes.lark (Lark compiles every option variant).
+"""Regenerate src/hermes_toolcall/grammar/_tables.py from hermes.lark (Lark compiles every option variant).
 
 Usage: ``.venv/bin/python scripts/gen_grammar_tables.py [--check]``
 
-Run it after editing ``grammar/hermes.lark`` or the variants in ``grammar/parser.py``;
+Run it after editing ``grammar/hermes.lark`` or the variants in ``grammar/_parser.py``;
 ``--check`` only reports whether the committed file is current (exit status 1 when it is not).
 ``tests/test_grammar_tables.py`` makes the same check.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hermes_toolcall.grammar.tablegen import TABLES_PATH, generate, write
+from hermes_toolcall.grammar._tablegen import TABLES_PATH, generate, write
 
 
 def main() -> int:

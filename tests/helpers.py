@@ -9,7 +9,7 @@ import pytest
 from hypothesis import strategies as st
 
 from conftest import SHARED, TEMPLATES
-from hermes_toolcall.conformance.generate import MARKERS
+from hermes_toolcall.conformance._generate import MARKERS
 from hermes_toolcall.grammar import Variant
 
 #: A tool in OpenAI shape, as the official templates receive it.
@@ -79,7 +79,7 @@ def jinja_render(
     **kwargs: object,
 ) -> str:
     """Render a chat template the way transformers does: the library's oracle (official-templates.md §11)."""
-    from hermes_toolcall.render.oracle import oracle_render
+    from hermes_toolcall.render._oracle import oracle_render
 
     return oracle_render(source, messages, tools, add_generation_prompt, special_tokens, **kwargs)
 
@@ -90,7 +90,7 @@ def merge_events(events: list[object]) -> list[object]:
     The merged list does not depend on the chunking (format.md §4); same rules as
     ``hermes_toolcall.testing.merge_deltas``.
     """
-    from hermes_toolcall.testing.helpers import merge_deltas
+    from hermes_toolcall.testing._helpers import merge_deltas
 
     merged: list[object] = merge_deltas(events)
     return merged
@@ -100,9 +100,9 @@ def stream_chunks(
     chunks: tuple[str, ...] | list[str], *, eager: bool, **options: Any
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Feed ``chunks`` to a ``StreamParser`` (sequential ids) and an ``OpenAIChunker``: ``(result, chunks)``."""
-    from hermes_toolcall.ids import sequential_ids
+    from hermes_toolcall._ids import sequential_ids
     from hermes_toolcall.statemachine import StreamParser
-    from hermes_toolcall.statemachine.openai_chunks import OpenAIChunker
+    from hermes_toolcall.statemachine._openai_chunks import OpenAIChunker
 
     parser = StreamParser(ids=sequential_ids(), **options)
     chunker = OpenAIChunker(eager=eager)

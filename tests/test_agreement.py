@@ -14,8 +14,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hermes_toolcall.conformance.generate import FRAGMENTS
-from hermes_toolcall.profiles import DIALECTS
+from hermes_toolcall._profiles import DIALECTS
+from hermes_toolcall.conformance._generate import FRAGMENTS
 from hermes_toolcall.testing import (
     adversarial_texts,
     all_chunkings,

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hermes_toolcall import _blockrules, parse_completion, sequential_ids
-from hermes_toolcall.model import Diagnostic, InvalidToolCall, Part, ToolCall, ToolResponse, ToolsBlock
-from hermes_toolcall.positions import LineIndex
-from hermes_toolcall.statemachine import blocks as sm_blocks
+from hermes_toolcall._model import Diagnostic, InvalidToolCall, Part, ToolCall, ToolResponse, ToolsBlock
+from hermes_toolcall._positions import LineIndex
+from hermes_toolcall.statemachine import _blocks as sm_blocks
 from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, RESP_OPEN
 
 LIMIT = 1 << 20

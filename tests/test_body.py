@@ -1,4 +1,4 @@
-"""Tests of the JSON-body module (`hermes_toolcall.body`): rule R5, every body code, seeds, properties."""
+"""Tests of the JSON-body module (`hermes_toolcall._body`): rule R5, every body code, seeds, properties."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import hermes_toolcall.body as body_module
+import hermes_toolcall._body as body_module
 from helpers import TIME, jinja_render, shared_file, template_source
-from hermes_toolcall import jsonio
-from hermes_toolcall.body import CallBody, decode_call_body, decode_tools_block, response_name
-from hermes_toolcall.diagnostics import CATALOGUE
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall._body import CallBody, decode_call_body, decode_tools_block, response_name
+from hermes_toolcall._diagnostics import CATALOGUE
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_toolcall import jsonio, parse_transcript, sequential_ids
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall import parse_transcript, sequential_ids
 from hermes_toolcall.cli import main
 
 TRUNCATED = (

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall import Completion, ParseError, StreamParser, parse_completion
-from hermes_toolcall.coerce import conversions
-from hermes_toolcall.ids import sequential_ids
-from hermes_toolcall.jsonio import dumps_spaced, loads
+from hermes_toolcall._coerce import conversions
+from hermes_toolcall._ids import sequential_ids
+from hermes_toolcall._jsonio import dumps_spaced, loads
 from hermes_toolcall.statemachine import ArgumentsDelta, ToolCallEnd
 from hermes_toolcall.testing import assert_engines_agree, chunkings, feed_in_chunks, json_values
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_toolcall import jsonio
-from hermes_toolcall.cli import conformance_cmd
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall.cli import _conformance_cmd as conformance_cmd
 from hermes_toolcall.conformance import (
     CallOut,
     FunctionAdapter,
@@ -24,8 +24,8 @@ from hermes_toolcall.conformance import (
     run,
     run_fuzz,
 )
-from hermes_toolcall.conformance.generate import random_chunking, random_text
-from hermes_toolcall.conformance.report import print_tables, reports_json, summary_markdown
+from hermes_toolcall.conformance._generate import random_chunking, random_text
+from hermes_toolcall.conformance._report import print_tables, reports_json, summary_markdown
 from hermes_toolcall.errors import ConformanceError, HermesError
 
 

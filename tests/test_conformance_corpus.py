@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hermes_toolcall.conformance import Case, load_cases, run_case
-from hermes_toolcall.conformance.engines import grammar, machine
+from hermes_toolcall.conformance._engines import grammar, machine
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "conformance" / "cases"
 CASES = load_cases(CASES_DIR)

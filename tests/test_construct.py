@@ -1,4 +1,4 @@
-"""construct.py: the positional constructors build the same values as the dataclass constructors."""
+"""_construct.py: the positional constructors build the same values as the dataclass constructors."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from hermes_toolcall import construct
-from hermes_toolcall.model import Reasoning, Span, Text, ToolCall, ToolResponse, Turn
+from hermes_toolcall import _construct as construct
+from hermes_toolcall._model import Reasoning, Span, Text, ToolCall, ToolResponse, Turn
 
 SPAN = Span(start=3, end=9, line=2, column=1)
 CASES: list[tuple[Any, type[Any], dict[str, Any]]] = [

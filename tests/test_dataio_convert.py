@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from helpers import SEARCH_TOOL, WEATHER_TOOL, dataset_records
 from hermes_toolcall import DIALECTS, convert_records
+from hermes_toolcall._jsonio import dumps_spaced
 from hermes_toolcall.cli import main
-from hermes_toolcall.dataio.convert import convert_record, parse_shape
+from hermes_toolcall.dataio._convert import convert_record, parse_shape
 from hermes_toolcall.errors import UsageError
-from hermes_toolcall.jsonio import dumps_spaced
 
 _WORDS = st.text(st.characters(codec="utf-8", exclude_characters="<>\r", exclude_categories=("Cs", "Cc")),
                  min_size=1, max_size=20).map(str.strip).filter(bool)

@@ -10,9 +10,9 @@ import pytest
 
 from helpers import dataset_records
 from hermes_toolcall.cli import main
-from hermes_toolcall.dataio.sources import iter_input
+from hermes_toolcall.dataio._sources import iter_input
 from hermes_toolcall.errors import UsageError
-from hermes_toolcall.validate.runner import Options, run
+from hermes_toolcall.validate._runner import Options, run
 
 datasets = pytest.importorskip("datasets", reason="the [datasets] extra is not installed")
 pytestmark = pytest.mark.ci_required("the [datasets] extra is installed by .ci/run")

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from helpers import arrow_openai_records, dataset_records
 from hermes_toolcall.cli import main
-from hermes_toolcall.dataio.compressed import CorruptInputError
-from hermes_toolcall.dataio.rows import Columns, drop_nulls
-from hermes_toolcall.dataio.sources import iter_input, sniff
+from hermes_toolcall.dataio._compressed import CorruptInputError
+from hermes_toolcall.dataio._rows import Columns, drop_nulls
+from hermes_toolcall.dataio._sources import iter_input, sniff
 from hermes_toolcall.errors import UsageError
-from hermes_toolcall.validate.datasets import iter_records
-from hermes_toolcall.validate.runner import Options, run
+from hermes_toolcall.validate._datasets import iter_records
+from hermes_toolcall.validate._runner import Options, run
 
 pa = pytest.importorskip("pyarrow", reason="the [parquet] extra (pyarrow) is not installed")
 pq = pytest.importorskip("pyarrow.parquet", reason="the [parquet] extra (pyarrow) is not installed")
@@ -250,7 +250,7 @@ def test_progress_on_a_tty_leaves_the_output_alone(
 
 
 def test_row_text_values_json_has_no_type_for() -> None:
-    from hermes_toolcall.dataio.rows import NO_MAPPING, row_text
+    from hermes_toolcall.dataio._rows import NO_MAPPING, row_text
 
     assert row_text({"b": b"hi", "n": None, "x": (1, None)}, NO_MAPPING) == '{"b":"hi","x":[1,null]}'
     assert row_text({1: None, 2: "x"}, NO_MAPPING) == '{"2":"x"}'

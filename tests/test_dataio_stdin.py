@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from helpers import dataset_records
-from hermes_toolcall.dataio.compressed import CorruptInputError, decompress, kind_of
+from hermes_toolcall.dataio._compressed import CorruptInputError, decompress, kind_of
 
 zstandard = pytest.importorskip("zstandard", reason="the [zstd] extra (zstandard) is not installed")
 pytestmark = pytest.mark.ci_required("the [zstd] extra is installed by .ci/run")

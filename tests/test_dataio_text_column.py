@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from hermes_toolcall.cli import main
-from hermes_toolcall.dataio.rows import Columns
-from hermes_toolcall.dataio.sources import iter_input
+from hermes_toolcall.dataio._rows import Columns
+from hermes_toolcall.dataio._sources import iter_input
 from hermes_toolcall.errors import UsageError
-from hermes_toolcall.validate.runner import Located, Options, run
+from hermes_toolcall.validate._runner import Located, Options, run
 
 pa = pytest.importorskip("pyarrow", reason="the [parquet] extra (pyarrow) is not installed")
 pq = pytest.importorskip("pyarrow.parquet", reason="the [parquet] extra (pyarrow) is not installed")

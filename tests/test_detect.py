@@ -1,4 +1,4 @@
-"""Tests of dialect detection (`hermes_toolcall.detect`) on real renders of every template and on omp text."""
+"""Tests of dialect detection (`hermes_toolcall._detect`) on real renders of every template and on omp text."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import hermes_toolcall.detect as detect_module
+import hermes_toolcall._detect as detect_module
 from helpers import TIME, jinja_render, shared_file, template_source
-from hermes_toolcall import jsonio
-from hermes_toolcall.detect import DialectGuess, detect_dialect
-from hermes_toolcall.profiles import DIALECTS
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall._detect import DialectGuess, detect_dialect
+from hermes_toolcall._profiles import DIALECTS
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from hermes_toolcall.diagnostics import CATALOGUE, Entry, entry, make, register, severity_of
+from hermes_toolcall._diagnostics import CATALOGUE, Entry, entry, make, register, severity_of
+from hermes_toolcall._model import Span
 from hermes_toolcall.errors import HermesError, UsageError
-from hermes_toolcall.model import Span
 
 SPAN = Span(start=0, end=1, line=1, column=1)
 

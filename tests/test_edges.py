@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import hermes_toolcall as ht
-from hermes_toolcall import jsonio
+from hermes_toolcall import _jsonio as jsonio
 from hermes_toolcall.statemachine import StreamParser
 
 pytest_plugins = ["hypothesis_stats"]
@@ -135,7 +135,7 @@ def test_issue10_repro3_duplicate_name_is_an_error_in_strict_mode() -> None:
 
 
 def test_issue10_repro3_stream_announcement_is_taken_back() -> None:
-    from hermes_toolcall.statemachine.events import DiagnosticEvent, ToolCallEnd, ToolCallStart
+    from hermes_toolcall.statemachine._events import DiagnosticEvent, ToolCallEnd, ToolCallStart
 
     p = StreamParser()
     events = [e for ch in DUP_NAME for e in p.feed(ch)] + p.close()
@@ -240,7 +240,7 @@ def test_chunker_default_is_not_eager_and_rejects_wrong_arguments() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from hermes_toolcall.statemachine.events import TurnEnd  # noqa: E402
+from hermes_toolcall.statemachine._events import TurnEnd  # noqa: E402
 from hermes_toolcall.testing import adversarial_texts, chunkings  # noqa: E402
 from hypothesis_stats import count, examples  # noqa: E402
 
@@ -344,7 +344,7 @@ def test_stream_out_of_order_is_a_caller_fault_and_still_a_stream_error() -> Non
 
 
 def test_a_bug_inside_a_public_call_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import hermes_toolcall.parse as parse_module
+    import hermes_toolcall._parse as parse_module
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RecursionError("simulated bug")

@@ -9,12 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import hermes_toolcall
+from hermes_toolcall._ids import openai_ids, sequential_ids, sub_id
+from hermes_toolcall._model import Span
+from hermes_toolcall._options import ParseOptions
+from hermes_toolcall._positions import LineIndex
+from hermes_toolcall._profiles import DIALECTS, get_profile
 from hermes_toolcall.errors import UsageError
-from hermes_toolcall.ids import openai_ids, sequential_ids, sub_id
-from hermes_toolcall.model import Span
-from hermes_toolcall.options import ParseOptions
-from hermes_toolcall.positions import LineIndex
-from hermes_toolcall.profiles import DIALECTS, get_profile
 
 
 def test_ids() -> None:
@@ -75,8 +75,9 @@ def test_public_api_is_exported() -> None:
 
 
 def test_parse_options_and_every_event_class_are_exported_at_the_top_level() -> None:
-    from hermes_toolcall import options, statemachine
-    from hermes_toolcall.statemachine import events
+    from hermes_toolcall import _options as options
+    from hermes_toolcall import statemachine
+    from hermes_toolcall.statemachine import _events as events
 
     assert "ParseOptions" in hermes_toolcall.__all__ and hermes_toolcall.ParseOptions is options.ParseOptions
     event_classes = [n for n in events.__all__ if isinstance(getattr(events, n), type)]
@@ -88,7 +89,8 @@ def test_parse_options_and_every_event_class_are_exported_at_the_top_level() -> 
 
 def test_bug_exceptions_live_in_errors_and_are_internal() -> None:
     from hermes_toolcall import errors
-    from hermes_toolcall.grammar import driver, tablegen
+    from hermes_toolcall.grammar import _driver as driver
+    from hermes_toolcall.grammar import _tablegen as tablegen
 
     for cls in (errors.DriverError, errors.TableGenError):
         assert issubclass(cls, errors.InternalError) and cls.__module__ == "hermes_toolcall.errors"

@@ -1,4 +1,4 @@
-"""gcpause.py: the collector is paused only for large inputs, always restored, and loses nothing."""
+"""_gcpause.py: the collector is paused only for large inputs, always restored, and loses nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from hermes_toolcall import ParseError, parse_completion, parse_transcript
-from hermes_toolcall.gcpause import PAUSE_AT, collector_paused
+from hermes_toolcall._gcpause import PAUSE_AT, collector_paused
 
 TURN = '<|im_start|>assistant\n<think>r</think><tool_call>{"name": "f", "arguments": {"a": [1, {"b": 2}]}}</tool_call>'
 MIXED = (

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from helpers import VARIANTS, soup
 from hermes_toolcall.grammar import GRAMMAR, Variant, parse_tree, tokens
-from hermes_toolcall.grammar.parser import START_RULES, a_text_pattern
-from hermes_toolcall.testing.strategies import adversarial_texts
+from hermes_toolcall.grammar._parser import START_RULES, a_text_pattern
+from hermes_toolcall.testing._strategies import adversarial_texts
 
 DEFAULT = Variant()
 
@@ -125,16 +125,16 @@ def test_every_variant_builds(v: Variant) -> None:
 
 
 def test_the_grammar_quotes_the_fab_pattern_of_stop_at_fabricated_response() -> None:
-    from hermes_toolcall.grammar.parser import FAB_STOP
+    from hermes_toolcall.grammar._parser import FAB_STOP
 
-    assert f"/{FAB_STOP}/ (grammar/parser.py's FAB_STOP" in GRAMMAR
+    assert f"/{FAB_STOP}/ (grammar/_parser.py's FAB_STOP" in GRAMMAR
 
 
 def test_python_changes_only_the_terminals_the_grammar_says_it_changes() -> None:
     # hermes.lark's header lists each option's edits; everything else is the grammar verbatim
     from lark import Lark
 
-    from hermes_toolcall.grammar.parser import _KIND_TERMINALS, _REST_TERMINALS, lark_parser
+    from hermes_toolcall.grammar._parser import _KIND_TERMINALS, _REST_TERMINALS, lark_parser
 
     verbatim = Lark(GRAMMAR, parser="lalr", lexer="contextual", start=list(START_RULES))
     plain = {t.name: t.pattern for t in verbatim.terminals}

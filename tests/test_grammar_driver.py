@@ -1,4 +1,4 @@
-"""grammar/driver.py runs the tables Lark compiled (grammar/tables.py) without a tree: same tokens as Lark's parser."""
+"""grammar/_driver.py runs the tables Lark compiled (grammar/_tables.py) treeless: same tokens as Lark's parser."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 from helpers import VARIANTS, soup
 from hermes_toolcall.conformance import load_cases
-from hermes_toolcall.grammar import GrammarBug, Variant, tables, tokens, tree_tokens
-from hermes_toolcall.grammar.driver import Driver, DriverError
-from hermes_toolcall.grammar.parser import START_RULES
-from hermes_toolcall.testing.strategies import adversarial_texts, completions, rendered_transcripts
+from hermes_toolcall.grammar import GrammarBug, Variant, tokens, tree_tokens
+from hermes_toolcall.grammar import _tables as tables
+from hermes_toolcall.grammar._driver import Driver, DriverError
+from hermes_toolcall.grammar._parser import START_RULES
+from hermes_toolcall.testing._strategies import adversarial_texts, completions, rendered_transcripts
 
 CASES = load_cases(Path(__file__).parent.parent / "conformance" / "cases")
 

@@ -1,4 +1,4 @@
-"""grammar/tables.py is hermes.lark compiled by Lark, read through Lark's public serialisation (tablegen.py)."""
+"""grammar/_tables.py is hermes.lark compiled by Lark, read through Lark's public serialisation (tablegen.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from hermes_toolcall import parse_completion, parse_transcript
-from hermes_toolcall.grammar import GrammarBug, Variant, parser, tablegen, tables
+from hermes_toolcall.grammar import GrammarBug, Variant
+from hermes_toolcall.grammar import _parser as parser
+from hermes_toolcall.grammar import _tablegen as tablegen
+from hermes_toolcall.grammar import _tables as tables
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hermes_toolcall._jsonio import dumps_compact, dumps_fast, dumps_spaced, loads, loads_or_none
 from hermes_toolcall.errors import DecodeError, HermesError
-from hermes_toolcall.jsonio import dumps_compact, dumps_fast, dumps_spaced, loads, loads_or_none
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),

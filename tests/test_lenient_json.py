@@ -1,4 +1,4 @@
-"""Tests of the tolerant JSON reader (`hermes_toolcall.lenient_json`)."""
+"""Tests of the tolerant JSON reader (`hermes_toolcall._lenient_json`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import hermes_toolcall.lenient_json as lenient_json
+import hermes_toolcall._lenient_json as lenient_json
+from hermes_toolcall._lenient_json import LenientResult, loads_lenient, scan
 from hermes_toolcall.errors import DecodeError, HermesError
-from hermes_toolcall.lenient_json import LenientResult, loads_lenient, scan
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]

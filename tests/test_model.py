@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from hermes_toolcall.model import (
+from hermes_toolcall._model import (
     Completion,
     Diagnostic,
     InvalidToolCall,

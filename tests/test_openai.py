@@ -21,7 +21,7 @@ from hermes_toolcall import (
     UsageError,
     render,
 )
-from hermes_toolcall.openai import (
+from hermes_toolcall._openai import (
     completion_to_openai,
     messages_from_openai,
     messages_to_openai,

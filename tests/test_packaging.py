@@ -100,9 +100,9 @@ def test_wheel_in_a_fresh_venv_outside_the_checkout(tmp_path: Path) -> None:
     conformance = run("conformance", "--format", "json")
     assert conformance.returncode == 0, conformance.stderr
     assert json.loads(conformance.stdout)["ok"] is True
-    example = run("conformance", "--adapter", "hermes_toolcall.conformance.examples.vllm_style_regex:adapter")
+    example = run("conformance", "--adapter", "hermes_toolcall.conformance.examples._vllm_style_regex:adapter")
     assert example.returncode == 1 and "Traceback" not in example.stderr  # the regex baseline fails cases
-    strategies = _run([venv / "bin" / "python", "-c", "import hermes_toolcall.testing.strategies"], cwd=work, env=env)
+    strategies = _run([venv / "bin" / "python", "-c", "import hermes_toolcall.testing._strategies"], cwd=work, env=env)
     assert strategies.returncode == 0, strategies.stderr
     licence = _run(
         [

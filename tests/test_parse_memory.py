@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from helpers import soup
 from hermes_toolcall import parse_completion, parse_transcript, sequential_ids
-from hermes_toolcall.grammar import build, driver
-from hermes_toolcall.grammar.parser import token_batches
-from hermes_toolcall.testing.strategies import adversarial_texts, completions, rendered_transcripts
+from hermes_toolcall.grammar import _build as build
+from hermes_toolcall.grammar import _driver as driver
+from hermes_toolcall.grammar._parser import token_batches
+from hermes_toolcall.testing._strategies import adversarial_texts, completions, rendered_transcripts
 
 
 def _exchange(n: int) -> str:

@@ -18,9 +18,9 @@ from hermes_toolcall import (
     parse_transcript,
     sequential_ids,
 )
-from hermes_toolcall.conformance.generate import MARKERS
-from hermes_toolcall.model import Span
-from hermes_toolcall.testing.strategies import adversarial_texts, conversations
+from hermes_toolcall._model import Span
+from hermes_toolcall.conformance._generate import MARKERS
+from hermes_toolcall.testing._strategies import adversarial_texts, conversations
 
 _PIECES = (
     *MARKERS,
@@ -188,7 +188,7 @@ def _normal(messages: list[dict[str, Any]], *, skip_system: bool) -> list[dict[s
             for c in calls:
                 args = c["function"]["arguments"]
                 if isinstance(args, str):
-                    from hermes_toolcall import jsonio
+                    from hermes_toolcall import _jsonio as jsonio
 
                     args = jsonio.loads(args)
                 ids[c["id"]] = len(ids)

@@ -22,8 +22,8 @@ from hermes_toolcall import (
     parse_transcript,
     sequential_ids,
 )
-from hermes_toolcall.model import Span
-from hermes_toolcall.positions import LineIndex
+from hermes_toolcall._model import Span
+from hermes_toolcall._positions import LineIndex
 
 
 def pc(text: str, **kw: Any) -> Completion:
@@ -269,7 +269,7 @@ def test_ht111_is_an_error_in_strict_mode() -> None:
 
 
 def test_reasoning_kinds_follow_the_profile() -> None:
-    from hermes_toolcall.profiles import get_profile
+    from hermes_toolcall._profiles import get_profile
 
     think_only = get_profile("qwen3").__class__(
         **{

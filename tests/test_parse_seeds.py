@@ -13,8 +13,8 @@ from hermes_toolcall import (
     parse_completion,
     sequential_ids,
 )
-from hermes_toolcall.model import Span
-from hermes_toolcall.positions import LineIndex
+from hermes_toolcall._model import Span
+from hermes_toolcall._positions import LineIndex
 
 
 def parse(text: str, **kw: Any) -> Completion:
@@ -114,7 +114,7 @@ def test_seed_05_strict_keeps_no_unterminated_call() -> None:
     c = parse_completion(s, ids=sequential_ids(), strict=False)
     assert c.tool_calls
     from hermes_toolcall import ParseError, parse_completion_with
-    from hermes_toolcall.options import ParseOptions
+    from hermes_toolcall._options import ParseOptions
 
     try:
         parse_completion_with(s, ParseOptions.make(strict=True, ids=sequential_ids()))

@@ -11,8 +11,8 @@ import pytest
 from conftest import DATA, REPO
 from helpers import template_source
 from hermes_toolcall import FunctionCall, Message, RenderError, UsageError, render
-from hermes_toolcall.jsonio import dumps_compact, loads
-from hermes_toolcall.profiles import DIALECTS
+from hermes_toolcall._jsonio import dumps_compact, loads
+from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.render import (
     call_json,
     hermes_tool_line,
@@ -23,7 +23,7 @@ from hermes_toolcall.render import (
     render_tool_response,
     render_tool_responses,
 )
-from hermes_toolcall.render.oracle import oracle_render
+from hermes_toolcall.render._oracle import oracle_render
 
 GOLDEN = DATA / "render"
 REQUEST = loads((REPO / "examples" / "request.json").read_text(encoding="utf-8"))

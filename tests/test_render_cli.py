@@ -11,7 +11,7 @@ import pytest
 
 from conftest import DATA, REPO
 from hermes_toolcall import cli
-from hermes_toolcall.jsonio import dumps_compact
+from hermes_toolcall._jsonio import dumps_compact
 
 EXAMPLE = REPO / "examples" / "request.json"
 GOLDEN = DATA / "render"

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from helpers import template_source
 from hermes_toolcall import RenderError
-from hermes_toolcall.jsonio import dumps_compact
-from hermes_toolcall.profiles import DIALECTS
+from hermes_toolcall._jsonio import dumps_compact
+from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.render import render
-from hermes_toolcall.render.oracle import OracleCrash, oracle_render
+from hermes_toolcall.render._oracle import OracleCrash, oracle_render
 
 TEMPLATE_DIALECTS = ["hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq"]
 BOS = "<|begin_of_text|>"

@@ -9,8 +9,8 @@ import pytest
 
 from helpers import template_source
 from hermes_toolcall import HermesError, RenderError, UsageError
-from hermes_toolcall.render import oracle
-from hermes_toolcall.render.oracle import OracleCrash, oracle_render, oracle_render_dialect
+from hermes_toolcall.render import _oracle as oracle
+from hermes_toolcall.render._oracle import OracleCrash, oracle_render, oracle_render_dialect
 
 
 def test_tojson_is_the_transformers_override() -> None:

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall import RenderError, UsageError, parse_transcript, render
-from hermes_toolcall.conformance.generate import FRAGMENTS
-from hermes_toolcall.model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock
-from hermes_toolcall.profiles import DIALECTS
-from hermes_toolcall.render.chat import prescan
-from hermes_toolcall.render.values import normalize_messages
+from hermes_toolcall._model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock
+from hermes_toolcall._profiles import DIALECTS
+from hermes_toolcall.conformance._generate import FRAGMENTS
+from hermes_toolcall.render._chat import prescan
+from hermes_toolcall.render._values import normalize_messages
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]

@@ -11,7 +11,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from hermes_toolcall import parse_transcript, render
-from hermes_toolcall.cli.convert_cmd import convert
+from hermes_toolcall.cli._convert_cmd import convert
 from hermes_toolcall.errors import RenderError
 
 DIALECTS = ["hermes", "hermes-vllm", "qwen2.5", "qwen3", "omp"]

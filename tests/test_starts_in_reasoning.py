@@ -23,7 +23,7 @@ from hermes_toolcall import (
     parse_completion,
     render,
 )
-from hermes_toolcall.ids import sequential_ids
+from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.statemachine import ReasoningStart
 from hermes_toolcall.testing import (
     accumulate_chunks,

@@ -9,9 +9,9 @@ import random
 import pytest
 
 from helpers import merge_events
+from hermes_toolcall._ids import sequential_ids
+from hermes_toolcall._model import Completion, InvalidToolCall, ToolCall, Transcript
 from hermes_toolcall.errors import StreamError, UsageError
-from hermes_toolcall.ids import sequential_ids
-from hermes_toolcall.model import Completion, InvalidToolCall, ToolCall, Transcript
 from hermes_toolcall.statemachine import (
     ArgumentsDelta,
     DiagnosticEvent,
@@ -21,8 +21,8 @@ from hermes_toolcall.statemachine import (
     ToolCallEnd,
     ToolCallStart,
 )
-from hermes_toolcall.statemachine.buffer import Lines, MarkerSet, held_from
-from hermes_toolcall.statemachine.table import (
+from hermes_toolcall.statemachine._buffer import Lines, MarkerSet, held_from
+from hermes_toolcall.statemachine._table import (
     NEXT,
     TRANSITIONS,
     MachineBug,
@@ -332,8 +332,8 @@ def test_reasoning_is_streamed_as_it_arrives() -> None:
 
 def test_the_scanners_look_for_exactly_the_markers_of_the_table() -> None:
     """markers.py is derived from table.MOVES: every scanned marker has one move in every configuration."""
-    from hermes_toolcall.statemachine.markers import block_scans, text_scans
-    from hermes_toolcall.statemachine.table import markers_of, moves
+    from hermes_toolcall.statemachine._markers import block_scans, text_scans
+    from hermes_toolcall.statemachine._table import markers_of, moves
 
     in_completions = {State.ASSISTANT, State.CALL, State.REASONING_CALL}  # and reasoning: what a completion reaches
     for kinds in [(), ("think",), ("scratch_pad",), ("think", "scratch_pad")]:

@@ -16,8 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers import stream_options
+from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.errors import StreamError
-from hermes_toolcall.ids import sequential_ids
 from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
 from hermes_toolcall.statemachine._readers import (
     BlockReader,
@@ -27,7 +27,7 @@ from hermes_toolcall.statemachine._readers import (
     ReasoningReader,
     TailReader,
 )
-from hermes_toolcall.statemachine.table import NEXT, STATE_KINDS, State
+from hermes_toolcall.statemachine._table import NEXT, STATE_KINDS, State
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
 
 OPTIONS = stream_options(64)

@@ -9,10 +9,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers import merge_events, stream_options
+from hermes_toolcall._ids import sequential_ids
+from hermes_toolcall._model import Completion, Transcript
+from hermes_toolcall._parse import parse_completion, parse_transcript
 from hermes_toolcall.errors import ParseError, StreamError
-from hermes_toolcall.ids import sequential_ids
-from hermes_toolcall.model import Completion, Transcript
-from hermes_toolcall.parse import parse_completion, parse_transcript
 from hermes_toolcall.statemachine import StreamParser
 from hermes_toolcall.testing import adversarial_texts, all_chunkings, chunkings, completions, rendered_transcripts
 

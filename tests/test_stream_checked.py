@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hermes_toolcall.errors import InternalError
 from hermes_toolcall.statemachine import StreamParser
 from hermes_toolcall.statemachine._machine import CheckedCursor, Cursor
-from hermes_toolcall.statemachine.table import MachineBug, State, Trigger, checked_mode
+from hermes_toolcall.statemachine._table import MachineBug, State, Trigger, checked_mode
 from hermes_toolcall.testing import (
     adversarial_texts,
     assert_engines_agree,

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from hermes_toolcall import jsonio
-from hermes_toolcall.cli import stream_cmd
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall.cli import _stream_cmd as stream_cmd
 from hermes_toolcall.statemachine import TextDelta
 
 # Only the stream subcommand is registered, so the test does not depend on the other subcommands.
 RUNNER = (
     "import argparse, sys\n"
-    "from hermes_toolcall.cli import stream_cmd\n"
+    "from hermes_toolcall.cli import _stream_cmd as stream_cmd\n"
     "ap = argparse.ArgumentParser(prog='hermes-toolcall')\n"
     "sub = ap.add_subparsers(dest='command', required=True)\n"
     "stream_cmd.register(sub)\n"

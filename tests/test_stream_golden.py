@@ -15,9 +15,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from helpers import merge_events
-from hermes_toolcall import jsonio
-from hermes_toolcall.cli.stream_cmd import event_json
-from hermes_toolcall.ids import sequential_ids
+from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall._ids import sequential_ids
+from hermes_toolcall.cli._stream_cmd import event_json
 from hermes_toolcall.statemachine import StreamParser
 
 DATA = Path(__file__).resolve().parent / "data" / "stream"

@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers import stream_chunks
-from hermes_toolcall.model import Completion
+from hermes_toolcall._model import Completion
 from hermes_toolcall.testing import adversarial_texts, all_chunkings, chunkings, completions
 
 _WS = " \t\n\r"

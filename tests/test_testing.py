@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import hermes_toolcall.testing.helpers as helpers
+import hermes_toolcall.testing._helpers as helpers
+from hermes_toolcall._model import Completion, Diagnostic, InvalidToolCall, Span, Text, ToolCall, Transcript, Turn
+from hermes_toolcall._positions import LineIndex
+from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.errors import ParseError, UsageError
-from hermes_toolcall.model import Completion, Diagnostic, InvalidToolCall, Span, Text, ToolCall, Transcript, Turn
-from hermes_toolcall.positions import LineIndex
-from hermes_toolcall.profiles import DIALECTS
 from hermes_toolcall.testing import (
     adversarial_texts,
     all_chunkings,
@@ -277,13 +277,13 @@ def test_truncations_and_mutations(data: st.DataObject, text: str) -> None:
 @settings(max_examples=40)
 @given(json_values())
 def test_json_values_round_trip(value: Any) -> None:
-    from hermes_toolcall import jsonio
+    from hermes_toolcall import _jsonio as jsonio
 
     assert jsonio.loads(jsonio.dumps_spaced(value)) == value
 
 
 def test_strategies_need_hypothesis(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "hypothesis", None)
-    monkeypatch.delitem(sys.modules, "hermes_toolcall.testing.strategies")
+    monkeypatch.delitem(sys.modules, "hermes_toolcall.testing._strategies")
     with pytest.raises(UsageError, match="needs hypothesis"):
-        importlib.import_module("hermes_toolcall.testing.strategies")
+        importlib.import_module("hermes_toolcall.testing._strategies")

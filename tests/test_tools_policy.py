@@ -26,7 +26,7 @@ from hermes_toolcall import (
     parse_transcript,
     validate_record,
 )
-from hermes_toolcall.ids import sequential_ids
+from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.testing import (
     adversarial_texts,
     assert_engines_agree,

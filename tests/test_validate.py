@@ -9,8 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hermes_toolcall.errors import UsageError, ValidationError
-from hermes_toolcall.model import (
+from hermes_toolcall._model import (
     Completion,
     Reasoning,
     Span,
@@ -21,7 +20,8 @@ from hermes_toolcall.model import (
     Transcript,
     Turn,
 )
-from hermes_toolcall.positions import LineIndex
+from hermes_toolcall._positions import LineIndex
+from hermes_toolcall.errors import UsageError, ValidationError
 from hermes_toolcall.validate import Selector, validate
 
 WEATHER = {
@@ -69,9 +69,9 @@ W = '{"location": "Rome"}'
 @pytest.fixture(scope="module")
 def parser() -> Any:
     """The parse module; assistant content holding wire text is parsed with it."""
-    import hermes_toolcall.parse
+    import hermes_toolcall._parse
 
-    return hermes_toolcall.parse
+    return hermes_toolcall._parse
 
 
 # ---- calls ----------------------------------------------------------------------------------
@@ -545,7 +545,7 @@ def test_validate_is_total_on_parsed_text(parser: Any, text: str) -> None:
 
 
 def test_message_values_are_validated_like_dicts() -> None:
-    from hermes_toolcall.model import FunctionCall, Message
+    from hermes_toolcall._model import FunctionCall, Message
 
     msgs = [
         Message(role="user", content="x"),
@@ -558,7 +558,7 @@ def test_message_values_are_validated_like_dicts() -> None:
 
 
 def test_messages_from_openai_view_round(parser: Any) -> None:
-    from hermes_toolcall.openai import messages_from_openai
+    from hermes_toolcall._openai import messages_from_openai
 
     msgs = messages_from_openai([user("x"), asst(call("c1", "get_weather", '{"days": "2"}'))])
     assert validate(msgs, tools=TOOLS, round_trip=False).codes == ("HT302", "HT302")

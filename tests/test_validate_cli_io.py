@@ -213,7 +213,8 @@ def test_issue11_a_record_that_crashes_the_checker_is_a_finding(jobs: str, tmp_p
 
 
 def test_issue11_deep_schema_through_the_api_is_a_finding() -> None:
-    from hermes_toolcall import jsonio, validate_record
+    from hermes_toolcall import _jsonio as jsonio
+    from hermes_toolcall import validate_record
 
     data = jsonio.loads(_deep_schema_record())
     assert validate_record(data).codes[-1:] in (("HT604",), ())  # a finding, never an exception

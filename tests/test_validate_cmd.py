@@ -14,9 +14,9 @@ import pytest
 from conftest import DATA, REPO
 from helpers import LOCATION_WEATHER
 from helpers import call_record as _rec
-from hermes_toolcall.cli import validate_cmd
-from hermes_toolcall.diagnostics import CATALOGUE
-from hermes_toolcall.validate import codes as validation_codes
+from hermes_toolcall._diagnostics import CATALOGUE
+from hermes_toolcall.cli import _validate_cmd as validate_cmd
+from hermes_toolcall.validate import _codes as validation_codes
 
 EXAMPLE = REPO / "examples" / "dataset.jsonl"
 GOLDEN = DATA / "validate" / "example_dataset.findings.json"
@@ -26,9 +26,9 @@ WEATHER = LOCATION_WEATHER
 @pytest.fixture
 def parser() -> Any:
     """The parse module (the example dataset holds ShareGPT wire text)."""
-    import hermes_toolcall.parse
+    import hermes_toolcall._parse
 
-    return hermes_toolcall.parse
+    return hermes_toolcall._parse
 
 
 def run_cli(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

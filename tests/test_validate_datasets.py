@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall.errors import UsageError
-from hermes_toolcall.validate.datasets import RawRecord, detect_format, iter_records
-from hermes_toolcall.validate.runner import Options, check_record, run
+from hermes_toolcall.validate._datasets import RawRecord, detect_format, iter_records
+from hermes_toolcall.validate._runner import Options, check_record, run
 
 WEATHER = {
     "type": "function",
@@ -30,9 +30,9 @@ WEATHER = {
 @pytest.fixture
 def parser() -> Any:
     """The parse module (ShareGPT values and ChatML files are wire text)."""
-    import hermes_toolcall.parse
+    import hermes_toolcall._parse
 
-    return hermes_toolcall.parse
+    return hermes_toolcall._parse
 
 
 def _jsonl(tmp_path: Path, *records: Any, name: str = "d.jsonl") -> Path:
@@ -298,7 +298,7 @@ def test_a_registered_reader_gets_the_handle_and_its_peeked_bytes(tmp_path: Path
     from collections.abc import Iterator
     from typing import BinaryIO
 
-    from hermes_toolcall.validate.datasets import READERS, Reader, records_from_handle, register_reader
+    from hermes_toolcall.validate._datasets import READERS, Reader, records_from_handle, register_reader
 
     def read(stream: BinaryIO, name: str, input_format: Any) -> Iterator[RawRecord]:
         with gzip.GzipFile(fileobj=stream) as inner:

@@ -1,8 +1,8 @@
 """The example adapter, under the path the docs used before it shipped in the package.
 
-    hermes-toolcall conformance --adapter hermes_toolcall.conformance.examples.vllm_style_regex:adapter
+    hermes-toolcall conformance --adapter hermes_toolcall.conformance.examples._vllm_style_regex:adapter
 """
 
-from hermes_toolcall.conformance.examples.vllm_style_regex import adapter
+from hermes_toolcall.conformance.examples._vllm_style_regex import adapter
 
 __all__ = ["adapter"]

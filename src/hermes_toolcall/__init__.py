@@ -5,26 +5,9 @@ The public API is what this module re-exports (see ``__all__``).
 
 from __future__ import annotations
 
-# datasets (issue 16): the optional dependencies are imported on first use
-from .dataio.convert import Converted, convert_records
-from .dataio.hf import DatasetReport, DatasetSummary, summarize_dataset, validate_dataset
-from .detect import DialectGuess, detect_dialect
-from .errors import (
-    CallerError,
-    ConformanceError,
-    DecodeError,
-    HermesError,
-    InputError,
-    InternalError,
-    ParseError,
-    RenderError,
-    StreamError,
-    StreamStateError,
-    UsageError,
-    ValidationError,
-)
-from .ids import IdFactory, openai_ids, sequential_ids
-from .model import (
+from ._detect import DialectGuess, detect_dialect
+from ._ids import IdFactory, openai_ids, sequential_ids
+from ._model import (
     Completion,
     Diagnostic,
     FunctionCall,
@@ -40,11 +23,29 @@ from .model import (
     Transcript,
     Turn,
 )
-from .openai import messages_from_openai, messages_to_openai
-from .options import ParseOptions
-from .parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
-from .profiles import DIALECTS, DialectProfile, get_profile
-from .prompt_state import GenerationPromptState, generation_prompt_state
+from ._openai import messages_from_openai, messages_to_openai
+from ._options import ParseOptions
+from ._parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
+from ._profiles import DIALECTS, DialectProfile, get_profile
+from ._prompt_state import GenerationPromptState, generation_prompt_state
+
+# datasets (issue 16): the optional dependencies are imported on first use
+from .dataio._convert import Converted, convert_records
+from .dataio._hf import DatasetReport, DatasetSummary, summarize_dataset, validate_dataset
+from .errors import (
+    CallerError,
+    ConformanceError,
+    DecodeError,
+    HermesError,
+    InputError,
+    InternalError,
+    ParseError,
+    RenderError,
+    StreamError,
+    StreamStateError,
+    UsageError,
+    ValidationError,
+)
 from .render import (
     load_special_tokens,
     render,
@@ -71,7 +72,7 @@ from .statemachine import (
     TurnEnd,
     TurnStart,
 )
-from .statemachine.openai_chunks import OpenAIChunker
+from .statemachine._openai_chunks import OpenAIChunker
 from .validate import Selector, ValidationReport, validate, validate_record
 
 __version__ = "0.1.0"

@@ -14,10 +14,10 @@ block *means* is decided here and only here:
 * a ``<tools>`` catalogue: its decoded tools, ``HT114`` when cut, ``HT113`` when unterminated.
 
 The grammar engine appends the results to its body; the streaming engine also turns them into its
-events (``statemachine/blocks.py``). Each function takes the block's text (``inner`` without the
+events (``statemachine/_blocks.py``). Each function takes the block's text (``inner`` without the
 tags, ``raw`` with them), its span and the mode, and returns new values only.
 
->>> from hermes_toolcall.positions import LineIndex
+>>> from hermes_toolcall._positions import LineIndex
 >>> src = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
 >>> span_of = LineIndex(src).span
 >>> parts, diags = call_block(block_id="call_0", inner=src[11:-12], inner_start=11, raw=src,
@@ -31,12 +31,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import diagnostics
-from .body import decode_call_body, decode_tools_block, response_content, response_name
-from .construct import new_tool_call, new_tool_response
-from .diagnostics import message
-from .ids import sub_id
-from .model import Diagnostic, InvalidToolCall, Part, Span, ToolResponse, ToolsBlock
+from . import _diagnostics as diagnostics
+from ._body import decode_call_body, decode_tools_block, response_content, response_name
+from ._construct import new_tool_call, new_tool_response
+from ._diagnostics import message
+from ._ids import sub_id
+from ._model import Diagnostic, InvalidToolCall, Part, Span, ToolResponse, ToolsBlock
 from .tags import CALL_OPEN, RESP_OPEN, TOOLS_OPEN
 
 __all__ = ["SpanOf", "call_block", "response_block", "tools_block"]
@@ -84,7 +84,7 @@ def call_block(
         Either ``ToolCall`` parts (one per recovered call) or one ``InvalidToolCall``, and the
         diagnostics in the order the block gives them.
 
-    >>> from hermes_toolcall.positions import LineIndex
+    >>> from hermes_toolcall._positions import LineIndex
     >>> span_of = LineIndex("<tool_call>{").span
     >>> parts, diags = call_block(block_id="c", inner="{", inner_start=11, raw="<tool_call>{",
     ...     span=span_of(0, 12), closed=False, cut=False, strict=True, limit=10, first_index=0,
@@ -146,7 +146,7 @@ def response_block(
     Returns:
         The ``ToolResponse`` and its diagnostics (``HT114`` or ``HT112``, or none).
 
-    >>> from hermes_toolcall.model import Span
+    >>> from hermes_toolcall._model import Span
     >>> part, diags = response_block(inner="ok", raw="<tool_response>ok", span=Span(start=0, end=17,
     ...     line=1, column=1), closed=False, cut=False, strict=False, limit=10)
     >>> part.content, [d.code for d in diags]
@@ -179,7 +179,7 @@ def tools_block(
     Returns:
         The ``ToolsBlock`` and its diagnostics (``HT114`` or ``HT113``, or none).
 
-    >>> from hermes_toolcall.model import Span
+    >>> from hermes_toolcall._model import Span
     >>> part, diags = tools_block(inner="", span=Span(start=0, end=7, line=1, column=1),
     ...     closed=True, cut=False, strict=False, limit=10)
     >>> part.tools, diags

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
-    from .model import Diagnostic
+    from ._model import Diagnostic
 
 __all__ = [
     "CallerError",
@@ -44,6 +44,7 @@ __all__ = [
     "HermesError",
     "InputError",
     "InternalError",
+    "MachineBug",
     "ParseError",
     "RenderError",
     "StreamError",
@@ -90,7 +91,7 @@ class InternalError(HermesError):
 
 
 class DriverError(InternalError):
-    """The grammar's table driver rejected the input: a bug, since the grammar is total (``grammar/driver.py``).
+    """The grammar's table driver rejected the input: a bug, since the grammar is total (``grammar/_driver.py``).
 
     >>> DriverError("unexpected end of input").fault
     'internal'
@@ -98,15 +99,23 @@ class DriverError(InternalError):
 
 
 class GrammarBug(InternalError):
-    """The grammar rejected an input, or its tables are stale: a bug, the grammar being total (``grammar/parser.py``).
+    """The grammar rejected an input, or its tables are stale: a bug, the grammar being total (``grammar/_parser.py``).
 
     >>> GrammarBug("grammar rejected the input").fault
     'internal'
     """
 
 
+class MachineBug(InternalError):
+    """The streaming parser fired a trigger the machine does not allow in its state (``statemachine/_table.py``).
+
+    >>> MachineBug("trigger open_call is not allowed in state gap").fault
+    'internal'
+    """
+
+
 class TableGenError(InternalError):
-    """Lark's serialised parser is not in the form ``grammar/tablegen.py`` reads (a build-time internal error).
+    """Lark's serialised parser is not in the form ``grammar/_tablegen.py`` reads (a build-time internal error).
 
     >>> issubclass(TableGenError, InternalError)
     True

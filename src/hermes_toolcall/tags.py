@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .model import ReasoningKind
+from ._model import ReasoningKind
 
 __all__ = [
     "CALL_CLOSE",

@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from hermes_toolcall.integrations import session as session_module
-from hermes_toolcall.integrations.session import Bookkeeping, Policy, Session, as_delta, complete
+from hermes_toolcall.integrations import _session as session_module
+from hermes_toolcall.integrations._session import Bookkeeping, Policy, Session, as_delta, complete
 
 TEXTS = [
     'Let me check. <tool_call>\n{"name": "f", "arguments": {"city": "Paris", "n": [1, {"a": "}]"}]}}\n'

@@ -40,14 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hermes-toolcall {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
-        module = importlib.import_module(f"{__name__}.{name.replace('-', '_')}_cmd")
+        module = importlib.import_module(f"{__name__}._{name.replace('-', '_')}_cmd")
         module.register(sub)
     return parser
 
 
 def _say(message: str) -> None:
-    from ..excerpt import sanitize
-    from .common import in_flags
+    from .._excerpt import sanitize
+    from ._common import in_flags
 
     try:
         print(f"hermes-toolcall: {sanitize(in_flags(message))}", file=sys.stderr, flush=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConformanceError
-from .adapter import Adapter, CallOut, FunctionAdapter, MessageOut, Outcome, Request, load_adapter
-from .cases import Case, Expected, ExpectedCall, ExpectedMessage, case_from_dict, load_cases
-from .runner import CaseResult, FuzzResult, Report, check_outcome, run, run_case, run_cases, run_fuzz
+from ._adapter import Adapter, CallOut, FunctionAdapter, MessageOut, Outcome, Request, load_adapter
+from ._cases import Case, Expected, ExpectedCall, ExpectedMessage, case_from_dict, load_cases
+from ._runner import CaseResult, FuzzResult, Report, check_outcome, run, run_case, run_cases, run_fuzz
 
 __all__ = [
     "Adapter",

@@ -8,8 +8,8 @@ data model (docs/parsing.md, docs/grammar.md). The public entry points are
 
 from __future__ import annotations
 
-from .build import build_completion, build_transcript
-from .parser import GRAMMAR, GrammarBug, Variant, parse_tree, tokens, tree_tokens
+from ._build import build_completion, build_transcript
+from ._parser import GRAMMAR, GrammarBug, Variant, parse_tree, tokens, tree_tokens
 
 __all__ = [
     "GRAMMAR",

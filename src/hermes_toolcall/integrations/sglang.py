@@ -31,13 +31,13 @@ from sglang.srt.function_call.base_format_detector import BaseFormatDetector  # 
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem  # noqa: E402
 from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
 
-from ..profiles import DIALECTS  # noqa: E402
+from .._profiles import DIALECTS  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
 from ..tags import CALL_CLOSE, CALL_OPEN  # noqa: E402
-from . import config  # noqa: E402
-from .models import builder  # noqa: E402
-from .scoring import ServerScorer  # noqa: E402
-from .session import Bookkeeping, Policy, Result, Session, Step, complete, tool_objects  # noqa: E402
+from . import _config as config  # noqa: E402
+from ._models import builder  # noqa: E402
+from ._scoring import ServerScorer  # noqa: E402
+from ._session import Bookkeeping, Policy, Result, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = [
     "HermesDetector",

@@ -41,14 +41,14 @@ from vllm.entrypoints.generate.base.protocol import (  # noqa: E402
 from vllm.reasoning.abs_reasoning_parsers import ReasoningParser, ReasoningParserManager  # noqa: E402
 from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager  # noqa: E402
 
-from ..profiles import DIALECTS  # noqa: E402
-from ..prompt_state import generation_prompt_state  # noqa: E402
+from .._profiles import DIALECTS  # noqa: E402
+from .._prompt_state import generation_prompt_state  # noqa: E402
 from ..tags import IM_START  # noqa: E402
-from . import config  # noqa: E402
-from .leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
-from .models import builder  # noqa: E402
-from .scoring import ServerScorer  # noqa: E402
-from .session import Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
+from . import _config as config  # noqa: E402
+from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
+from ._models import builder  # noqa: E402
+from ._scoring import ServerScorer  # noqa: E402
+from ._session import Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
@@ -310,7 +310,7 @@ def _builtin_parser(name: str) -> tuple[Any, Any]:
         from vllm.parser import ParserManager
         from vllm.tokenizers import get_tokenizer
 
-        from .tokenizer import build
+        from ._tokenizer import build
 
         tokenizer = get_tokenizer(build(tempfile.mkdtemp(prefix="hermes-toolcall-tok-")))
         _BUILTIN[name] = (ParserManager.get_parser(tool_parser_name=name, enable_auto_tools=True), tokenizer)

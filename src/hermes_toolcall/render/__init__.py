@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._model import Message
+from .._profiles import DialectProfile, get_profile
 from ..errors import HermesError, RenderError, UsageError
-from ..model import Message
-from ..profiles import DialectProfile, get_profile
-from .calls import call_json, render_tool_call, render_tool_calls
-from .chat import render_chat, render_thinking
-from .results import render_tool_response, render_tool_responses
-from .special import check_bos, check_special_tokens, load_special_tokens, normalize_special_tokens, special_tokens_from
-from .system import (
+from ._calls import call_json, render_tool_call, render_tool_calls
+from ._chat import render_chat, render_thinking
+from ._results import render_tool_response, render_tool_responses
+from ._special import (
+    check_bos,
+    check_special_tokens,
+    load_special_tokens,
+    normalize_special_tokens,
+    special_tokens_from,
+)
+from ._system import (
     hermes_tool_line,
     omp_guide,
     python_type,
@@ -26,7 +32,7 @@ from .system import (
     render_system_prompt,
     render_tool_catalog,
 )
-from .values import normalize_messages, normalize_tools
+from ._values import normalize_messages, normalize_tools
 
 __all__ = [
     "call_json",

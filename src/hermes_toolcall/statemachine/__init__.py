@@ -6,7 +6,7 @@ emitted as soon as the input decides them. See ``docs/statemachine.md`` and ``do
 
 from __future__ import annotations
 
-from .events import (
+from ._events import (
     ArgumentsDelta,
     DiagnosticEvent,
     Event,
@@ -22,7 +22,7 @@ from .events import (
     TurnEnd,
     TurnStart,
 )
-from .parser import StreamParser
+from ._parser import StreamParser
 
 __all__ = [
     "ArgumentsDelta",

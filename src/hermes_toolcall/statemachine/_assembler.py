@@ -14,12 +14,11 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import tags
-from ..construct import new_reasoning, new_text, new_turn
-from ..model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
-from ..options import ParseOptions
-from ._machine import Cursor
-from .blocks import CallBlock, finish_call, finish_response, finish_tools
-from .events import (
+from .._construct import new_reasoning, new_text, new_turn
+from .._model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
+from .._options import ParseOptions
+from ._blocks import CallBlock, finish_call, finish_response, finish_tools
+from ._events import (
     Event,
     new_arguments_delta,
     new_diagnostic_event,
@@ -30,13 +29,14 @@ from .events import (
     new_turn_end,
     new_turn_start,
 )
-from .jsontrack import JsonTrack
-from .markers import BlockScan, block_scans
-from .messages import diagnostic
-from .table import K_BLOCK, ROLES, Action, State, Trigger
+from ._jsontrack import JsonTrack
+from ._machine import Cursor
+from ._markers import BlockScan, block_scans
+from ._messages import diagnostic
+from ._table import K_BLOCK, ROLES, Action, State, Trigger
 
 if TYPE_CHECKING:
-    from ..tools_policy import ToolPolicy
+    from .._tools_policy import ToolPolicy
 
 __all__ = ["Assembler", "Envelope", "OpenBlock", "Segment"]
 

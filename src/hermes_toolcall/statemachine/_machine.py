@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .markers import Scan
-from .table import K_REASONING, NEXT, STATE_KINDS, CheckedMachine, Move, ScanKey, State, Trigger, next_state
+from ._markers import Scan
+from ._table import K_REASONING, NEXT, STATE_KINDS, CheckedMachine, Move, ScanKey, State, Trigger, next_state
 
 if TYPE_CHECKING:
     from ._readers import Reader

@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 
 from ._assembler import Assembler
+from ._buffer import InputBuffer, held_from
+from ._events import Event, TextDelta, new_reasoning_delta, new_text_delta
+from ._jsontrack import PHASE_MIN, PHASE_NAME, JsonTrack
 from ._machine import Cursor
-from .buffer import InputBuffer, held_from
-from .events import Event, TextDelta, new_reasoning_delta, new_text_delta
-from .jsontrack import PHASE_MIN, PHASE_NAME, JsonTrack
-from .table import JSON_BLOCKS
+from ._table import JSON_BLOCKS
 
 __all__ = [
     "BlockReader",

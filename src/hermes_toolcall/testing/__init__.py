@@ -32,7 +32,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .helpers import (
+from ._helpers import (
     all_chunkings,
     assert_engines_agree,
     assert_spans_tile,
@@ -42,8 +42,8 @@ from .helpers import (
     feed_in_chunks,
     merge_deltas,
 )
-from .invariants import apply_corrections, check_events, check_openai_chunks, openai_accumulate
-from .openai_stream import accumulate_chunks, accumulate_delta
+from ._invariants import apply_corrections, check_events, check_openai_chunks, openai_accumulate
+from ._openai_stream import accumulate_chunks, accumulate_delta
 
 __all__ = [
     "CompletionCase",
@@ -97,5 +97,5 @@ _STRATEGIES = frozenset(__all__) - {
 def __getattr__(name: str) -> Any:
     """Import the hypothesis strategies on first use (so the helpers work without hypothesis)."""
     if name in _STRATEGIES:
-        return getattr(importlib.import_module(f"{__name__}.strategies"), name)
+        return getattr(importlib.import_module(f"{__name__}._strategies"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

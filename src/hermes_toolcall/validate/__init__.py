@@ -5,8 +5,8 @@ Importing this package registers the HT3xx–HT6xx codes in the diagnostics cata
 
 from __future__ import annotations
 
-from . import codes as codes
-from .api import Selector, ValidationReport, validate, validate_conversation, validate_record
-from .view import Where
+from . import _codes as codes  # noqa: F401  (importing it registers the codes)
+from ._api import Selector, ValidationReport, validate, validate_conversation, validate_record
+from ._view import Where
 
 __all__ = ["Selector", "ValidationReport", "Where", "validate", "validate_conversation", "validate_record"]

@@ -95,8 +95,8 @@ def test_results_built_directly_equal_pydantic_construction(step: Any) -> None:
     # regression: pydantic validated two models per delta; integrations.models sets the same state directly
     from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
 
-    from hermes_toolcall.integrations.models import plain
-    from hermes_toolcall.integrations.session import Policy, Session
+    from hermes_toolcall.integrations._models import plain
+    from hermes_toolcall.integrations._session import Policy, Session
 
     assert plain(StreamingParseResult) and plain(ToolCallItem)  # the direct path is used
     content, _, pieces = step

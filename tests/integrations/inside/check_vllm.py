@@ -20,8 +20,8 @@ from vllm.parser import ParserManager
 from vllm.tokenizers import get_tokenizer
 
 import hermes_toolcall.integrations.vllm as plugin
-from hermes_toolcall.conformance.adapter import Request
-from hermes_toolcall.integrations.tokenizer import build
+from hermes_toolcall.conformance._adapter import Request
+from hermes_toolcall.integrations._tokenizer import build
 from hermes_toolcall.integrations.vllm import score_builtin
 
 INPUTS = inputs()
@@ -195,7 +195,7 @@ def test_delta_messages_built_directly_equal_model_construct(step: Any) -> None:
     # regression: model_construct cost 3 field walks per delta; integrations.models sets the same state directly
     from vllm.entrypoints.generate.base.protocol import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 
-    from hermes_toolcall.integrations.models import plain
+    from hermes_toolcall.integrations._models import plain
 
     assert all(plain(cls) for cls in (DeltaMessage, DeltaToolCall, DeltaFunctionCall))  # the direct path is used
     content, reasoning, pieces = step

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hermes_toolcall import parse_completion
-from hermes_toolcall.conformance.cases import load_cases
-from hermes_toolcall.model import Reasoning, Text, ToolCall
+from hermes_toolcall._model import Reasoning, Text, ToolCall
+from hermes_toolcall.conformance._cases import load_cases
 
 ROOT = Path(__file__).resolve().parents[3]
 WS = " \t\n\r"

@@ -1,0 +1,132 @@
+"""Parse options shared by both engines, so that the two read the same knobs the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._argcheck import check_bool, check_int
+from ._ids import IdFactory, openai_ids
+from ._model import ReasoningKind
+from ._profiles import DialectProfile, get_profile
+from ._prompt_state import start_reasoning_kind
+from .errors import UsageError
+
+if TYPE_CHECKING:
+    from .validate._schema import ToolSet
+
+__all__ = ["DEFAULT_MAX_BLOCK_CHARS", "UNDECLARED", "ParseOptions", "Undeclared"]
+
+Undeclared = Literal["keep", "text", "drop"]
+#: what ``undeclared=`` may say becomes of a call to a tool that ``tools=`` does not declare
+UNDECLARED: tuple[Undeclared, ...] = ("keep", "text", "drop")
+
+DEFAULT_MAX_BLOCK_CHARS = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParseOptions:
+    """Options of ``parse_completion``, ``parse_transcript`` and ``StreamParser``.
+
+    Attributes:
+        profile: the dialect profile.
+        strict: no recoveries; every deviation from the spec is an error, raised at the end.
+        calls_in_reasoning: a ``<tool_call>`` inside ``<think>``/``<scratch_pad>`` is a call.
+        stop_at_fabricated_response: stop parsing at a ``<tool_response>`` in an assistant body.
+        max_block_chars: largest block body (characters) before ``HT114 block-too-large``.
+        ids: the call id factory (see ``hermes_toolcall._ids``).
+        reasoning_at_start: completion level: the completion begins inside a reasoning block of
+            this kind (the generation prompt opened it; see ``prompt_state``), or None. Transcripts
+            ignore it (their prompt is part of the input).
+        tools: the declared tools (``tools=`` read by ``validate.schema.load_tools``), or None: no
+            tools policy (``tools_policy``).
+        undeclared: what becomes of a call to an undeclared tool: ``keep`` (a call, with
+            ``HT301``), ``text`` (the block's raw text stays as content), ``drop``.
+        coerce_arguments: convert argument values to the schema's type when lossless (``coerce``).
+    """
+
+    profile: DialectProfile
+    strict: bool = False
+    calls_in_reasoning: bool = False
+    stop_at_fabricated_response: bool = False
+    max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS
+    ids: IdFactory = openai_ids
+    reasoning_at_start: ReasoningKind | None = None
+    tools: ToolSet | None = None
+    undeclared: Undeclared = "keep"
+    coerce_arguments: bool = False
+
+    @classmethod
+    def make(
+        cls,
+        *,
+        dialect: str | DialectProfile = "hermes",
+        strict: bool = False,
+        calls_in_reasoning: bool = False,
+        stop_at_fabricated_response: bool = False,
+        max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
+        ids: IdFactory | None = None,
+        starts_in_reasoning: bool | None = None,
+        tools: Sequence[Any] | None = None,
+        undeclared: Undeclared = "keep",
+        coerce_arguments: bool = False,
+    ) -> ParseOptions:
+        """Build options from keyword values, checking them.
+
+        ``starts_in_reasoning``: None = as the dialect's generation prompt leaves it
+        (``prompt_state.generation_prompt_state``: true for ``qwq``), True = inside the reasoning
+        kind that prompt opens (else the dialect's first kind), False = outside.
+
+        ``tools``: OpenAI tool objects (or bare function objects); ``undeclared`` other than
+        ``keep`` and ``coerce_arguments`` need them.
+
+        Raises:
+            UsageError: an unknown dialect, a non-positive ``max_block_chars``,
+                ``starts_in_reasoning=True`` for a dialect without reasoning kinds, ``tools`` that is
+                not a list, an unknown ``undeclared``, or ``undeclared``/``coerce_arguments``
+                without ``tools``.
+
+        >>> ParseOptions.make(dialect="qwq").reasoning_at_start
+        'think'
+        """
+        for flag, value in (
+            ("strict", strict),
+            ("calls_in_reasoning", calls_in_reasoning),
+            ("stop_at_fabricated_response", stop_at_fabricated_response),
+        ):
+            check_bool(flag, value)
+        check_int("max_block_chars", max_block_chars)
+        if max_block_chars <= 0:
+            raise UsageError("max_block_chars must be positive")
+        if ids is not None and not callable(ids):
+            raise UsageError(f"ids must be a callable id factory, got {type(ids).__name__}")
+        profile = get_profile(dialect)
+        toolset = _tool_set(tools, undeclared, coerce_arguments)
+        return cls(
+            profile=profile,
+            strict=strict,
+            calls_in_reasoning=calls_in_reasoning,
+            stop_at_fabricated_response=stop_at_fabricated_response,
+            max_block_chars=max_block_chars,
+            ids=ids or openai_ids,
+            reasoning_at_start=start_reasoning_kind(profile, starts_in_reasoning),
+            tools=toolset,
+            undeclared=undeclared,
+            coerce_arguments=coerce_arguments,
+        )
+
+
+def _tool_set(tools: Sequence[Any] | None, undeclared: str, coerce_arguments: bool) -> ToolSet | None:
+    if undeclared not in UNDECLARED:
+        raise UsageError(f"undeclared must be one of {', '.join(UNDECLARED)}, got {undeclared!r}")
+    if tools is None:
+        if undeclared != "keep" or coerce_arguments:
+            what = "coerce_arguments" if coerce_arguments else f"undeclared={undeclared!r}"
+            raise UsageError(f"{what} needs tools= (the declared tools)")
+        return None
+    if isinstance(tools, str | bytes | dict) or not isinstance(tools, Sequence):
+        raise UsageError(f"tools must be a list of tool objects, got {type(tools).__name__}")
+    from .validate._schema import load_tools
+
+    return load_tools(tools)

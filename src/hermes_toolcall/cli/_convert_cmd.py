@@ -1,0 +1,78 @@
+"""``hermes-toolcall convert``: parse a transcript in one dialect and render it in another."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .._model import ToolsBlock, Transcript
+from .._profiles import DIALECTS
+from ..errors import ParseError
+from ._common import add_parse_options, print_diagnostics, read_input
+from ._parse_cmd import parse_text
+
+__all__ = ["convert", "register"]
+
+
+def convert(transcript: Transcript, *, to: str, source: str | None = None, allow_injection: bool = False) -> str:
+    """Render a parsed transcript in the dialect ``to``: ``render(**transcript.to_request())``.
+
+    The request is the inverse of the source rendering (``Transcript.to_request``): the catalogue
+    turn the source template wrote is taken out (the target writes its own), the Hermes description
+    rewrite is undone, a final empty assistant turn (a generation prompt) stays a generation prompt.
+    So converting a rendering to its own dialect gives it back unchanged.
+
+    Raises:
+        RenderError: the target template cannot render the conversation.
+
+    >>> from hermes_toolcall import parse_transcript
+    >>> convert(parse_transcript("<|im_start|>user\\nHi<|im_end|>\\n"), to="qwen3")
+    '<|im_start|>user\\nHi<|im_end|>\\n'
+    """
+    from ..render import render
+
+    request = transcript.to_request(dialect=source)
+    last = transcript.turns[-1] if transcript.turns else None
+    prompt = last is not None and last.role == "assistant" and not last.closed and not last.parts
+    has_catalogue = any(isinstance(p, ToolsBlock) for t in transcript.turns for p in t.parts)
+    tools = request["tools"] if has_catalogue else None
+    text: str = render(
+        request["messages"], tools=tools, dialect=to, add_generation_prompt=prompt, allow_injection=allow_injection
+    )
+    return text
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``convert`` subcommand."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "convert",
+        help="convert a transcript from one dialect to another",
+        description="Parse a transcript in the --from dialect, then render it in the --to dialect (stdout). "
+        "Diagnostics of the parse go to stderr; exit status 1 when --strict found errors.",
+    )
+    p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
+    p.add_argument(
+        "--from", dest="dialect", default="hermes", choices=(*sorted(DIALECTS), "auto"), help="source dialect"
+    )
+    p.add_argument("--to", dest="target", required=True, choices=sorted(DIALECTS), help="target dialect")
+    p.add_argument(
+        "--allow-injection", action="store_true", help="render content that would change how the output parses"
+    )
+    add_parse_options(p, dialect_flag="")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    text = read_input(args.file)
+    filename = "<stdin>" if args.file == "-" else args.file
+    try:
+        result = parse_text(args, text, completion=False)
+    except ParseError as exc:
+        print_diagnostics(exc.diagnostics, filename=filename, text=text)
+        return 1
+    assert isinstance(result, Transcript)
+    print_diagnostics(result.diagnostics, filename=filename, text=text)
+    source = None if args.dialect == "auto" else args.dialect
+    sys.stdout.write(convert(result, to=args.target, source=source, allow_injection=args.allow_injection))
+    return 0

@@ -1,0 +1,242 @@
+"""Open any dataset input as a stream of records: plain, gzip/zstd/bz2/xz JSONL or ChatML, Parquet, ``datasets``.
+
+The kind is read from the first bytes (magic numbers), never only from the file name: ``PAR1`` is
+Parquet, ``1f 8b`` gzip, ``28 b5 2f fd`` zstd, ``BZh`` bzip2, ``fd 37 7a 58 5a 00`` xz. Standard
+input (``-``) is sniffed the same way on the bytes it starts with, without seeking (they are
+replayed), so ``zstd -c data.jsonl | hermes-toolcall validate -`` works; a Parquet file cannot come
+through a pipe (its index is at its end) and says so. A truncated or corrupt compressed input
+raises ``CorruptInputError`` (HT611) after the records before the damage. A folder
+written by ``datasets``' ``save_to_disk`` is a Hugging Face dataset, and ``hf://NAME[:SPLIT]`` is
+loaded with ``datasets.load_dataset(NAME, split=SPLIT, streaming=True)`` (a Hub name, or a local
+folder of data files). Plain files go to ``validate.datasets.iter_records``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, BinaryIO, Literal, cast
+
+from ..errors import UsageError
+from ..validate import _datasets as plain
+from ..validate._datasets import InputFormat, RawRecord
+from ._compressed import COMPRESSED, Compression, CorruptInputError, decompress
+from ._extras import require
+from ._rows import NO_MAPPING, Columns, row_record
+
+__all__ = ["Kind", "compressed_stream", "input_size", "iter_input", "iter_rows", "sniff"]
+
+Kind = Literal["plain", "gzip", "zstd", "bz2", "xz", "parquet", "dataset", "hub"]
+
+_MAGIC: tuple[tuple[bytes, Kind], ...] = ((b"PAR1", "parquet"), *COMPRESSED)
+_HUB = "hf://"
+_ROWS = 1024  # rows per Arrow batch read
+
+
+def sniff(path: str | Path) -> Kind:
+    """What ``path`` is, from its first bytes (or a ``datasets`` folder, or an ``hf://`` name).
+
+    Raises:
+        UsageError: the path cannot be read, or is a folder that is not a saved dataset.
+
+    >>> sniff("hf://owner/name")
+    'hub'
+    """
+    text = str(path)
+    if text.startswith(_HUB):
+        return "hub"
+    if text == "-":
+        return "plain"  # standard input is sniffed when it is read (peeking here would consume it)
+    if os.path.isdir(text):
+        if os.path.isfile(os.path.join(text, "dataset_dict.json")):
+            splits = sorted(p.name for p in Path(text).iterdir() if p.is_dir())
+            raise UsageError(
+                f"{text} holds a DatasetDict: pass one split's folder ({', '.join(splits) or 'none found'})"
+            )
+        if os.path.isfile(os.path.join(text, "state.json")):
+            return "dataset"
+        raise UsageError(f"{text} is a folder, not a dataset file or a `save_to_disk` folder")
+    if not os.path.isfile(text):
+        return "plain"  # a pipe, /dev/stdin, a missing file: the plain reader opens it once (never peeked here)
+    try:
+        with open(text, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return "plain"  # the plain reader reports it
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    return "plain"
+
+
+def input_size(path: str | Path) -> int:
+    """Bytes to read (progress total): the file size, a folder's Arrow files, 0 when unknown."""
+    text = str(path)
+    if os.path.isdir(text):
+        return sum(p.stat().st_size for p in Path(text).glob("*.arrow"))
+    return os.path.getsize(text) if os.path.isfile(text) else 0
+
+
+def compressed_stream(path: str | Path, kind: Compression) -> tuple[BinaryIO, BinaryIO]:
+    """(decompressed stream, raw file) for a compressed file; close the first, then the second.
+
+    Raises:
+        UsageError: the file cannot be opened, or zstd is needed and ``zstandard`` is not installed.
+    """
+    try:
+        raw = open(path, "rb")  # closed by the caller
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+    try:
+        return decompress(raw, kind), raw
+    except UsageError:
+        raw.close()
+        raise
+
+
+def _decompressed_records(
+    stream: BinaryIO, raw: BinaryIO | None, name: str, kind: Compression, input_format: InputFormat
+) -> Iterator[RawRecord]:
+    """The records of a decompressed stream; progress in compressed bytes when ``raw`` can tell."""
+    last = 0
+    try:
+        for record in plain.records_from_handle(stream, name, input_format):
+            last = record.number
+            yield record if raw is None else replace(record, end=raw.tell())
+    except UsageError:
+        raise
+    except (OSError, EOFError, ValueError) as exc:  # a truncated or corrupt archive
+        where = f"after record {last} (the records before it were read)" if last else "before the first record"
+        raise CorruptInputError(f"{name}: {kind} stream is corrupt or truncated {where}: {exc}") from exc
+
+
+def _compressed(path: str | Path, kind: Compression, input_format: InputFormat) -> Iterator[RawRecord]:
+    stream, raw = compressed_stream(path, kind)
+    try:
+        yield from _decompressed_records(stream, raw, plain.display_name(path), kind, input_format)
+    finally:
+        stream.close()
+        raw.close()
+
+
+def _stdin(input_format: InputFormat) -> Iterator[RawRecord]:
+    """Standard input, read once: its first bytes say whether it is compressed (replayed, not sought)."""
+    name = plain.display_name("-")
+    with plain.open_input("-") as fh:
+        try:
+            head, stream = plain.peek(fh, until_content=False)
+        except OSError as exc:
+            raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+        if head.startswith(b"PAR1"):
+            raise UsageError(
+                f"{name} is a Parquet file: Parquet cannot be read from a pipe (its index is at its end); pass its path"
+            )
+        kind = next((k for magic, k in COMPRESSED if head.startswith(magic)), None)
+        if kind is None:
+            try:
+                yield from plain.records_from_handle(stream, name, input_format)
+            except OSError as exc:
+                raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+            return
+        yield from _decompressed_records(decompress(stream, kind), None, name, kind, input_format)
+
+
+def _hub_dataset(spec: str) -> Any:
+    datasets = require("datasets")
+    name, _, split = spec[len(_HUB) :].partition(":")
+    try:
+        return datasets.load_dataset(name, split=split or "train", streaming=True)
+    except Exception as exc:  # the hub's and the loaders' many errors: a bad name, no network, no split
+        raise UsageError(f"cannot load {spec}: {exc}") from exc
+
+
+def iter_rows(path: str | Path, columns: Columns = NO_MAPPING) -> Iterator[tuple[int, dict[str, Any], int]]:
+    """(1-based row number, row, byte offset after its batch) of a Parquet file or a ``datasets`` input."""
+    kind = sniff(path)
+    if kind == "parquet":
+        from ._parquet import iter_parquet_rows
+
+        yield from iter_parquet_rows(path, columns)
+    elif kind == "dataset":
+        datasets = require("datasets")
+        ds = datasets.load_from_disk(str(path))
+        columns.check(list(ds.column_names), str(path))
+        if columns.needed():
+            ds = ds.select_columns(columns.needed())
+        total = input_size(path)
+        n = 0
+        for batch in ds.with_format(None).iter(batch_size=_ROWS):  # decoded by the features (Json, …)
+            names = list(batch)
+            for k in range(len(batch[names[0]]) if names else 0):
+                n += 1
+                yield n, {name: batch[name][k] for name in names}, total * n // max(1, len(ds))
+    elif kind == "hub":
+        for n, row in enumerate(_hub_dataset(str(path)), 1):
+            yield n, row, 0
+    else:
+        raise UsageError(f"{path} is not a Parquet file or a dataset")
+
+
+def iter_input(
+    path: str | Path, input_format: InputFormat = "auto", columns: Columns = NO_MAPPING
+) -> Iterator[RawRecord]:
+    """The records of any dataset input, in order (the readers ``validate`` and ``convert-dataset`` share).
+
+    Args:
+        path: a file (plain, gzip, zstd, bz2 or xz JSONL or ChatML; Parquet), a ``save_to_disk``
+            folder, ``hf://NAME[:SPLIT]``, or ``-`` for standard input (plain or compressed).
+        input_format: ``auto``, ``openai``, ``sharegpt`` or ``chatml`` (ChatML only for text files).
+        columns: the column mapping (for Parquet and datasets; for JSONL, each record is re-encoded).
+
+    Raises:
+        UsageError: the input cannot be read, needs an extra that is not installed, or does not fit
+            the options.
+        CorruptInputError: a compressed input is truncated or corrupt (HT611; raised after the
+            records before the damage).
+
+    >>> import gzip, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "data.bin")
+    >>> with gzip.open(path, "wt") as fh:
+    ...     _ = fh.write('{"messages": []}\\n')
+    >>> [(r.number, r.text) for r in iter_input(path)]
+    [(1, '{"messages": []}')]
+    """
+    kind = sniff(path)
+    if kind in ("parquet", "dataset", "hub"):
+        if input_format == "chatml":
+            raise UsageError(f"{path}: --input-format chatml reads text files; Parquet and datasets hold records")
+        for number, row, end in iter_rows(path, columns):
+            yield row_record(number, row, columns, end)
+        return
+    records: Iterator[RawRecord]
+    if str(path) == "-":
+        records = _stdin(input_format)
+    elif kind == "plain":
+        records = plain.iter_records(path, input_format)
+    else:
+        records = _compressed(path, cast(Compression, kind), input_format)
+    if not columns.mapped or columns.text is not None:  # a text column is read from the line as written
+        yield from records
+        return
+    yield from _remap(records, columns)
+
+
+def _remap(records: Iterator[RawRecord], columns: Columns) -> Iterator[RawRecord]:
+    """JSONL records under a column mapping (re-encoded; a line that is not JSON passes as it is)."""
+    from .. import _jsonio as jsonio
+    from ..errors import DecodeError
+
+    for record in records:
+        if record.kind != "jsonl" or record.error is not None:
+            yield record
+            continue
+        try:
+            data = jsonio.loads(record.text)
+        except DecodeError:
+            yield record
+            continue
+        if isinstance(data, dict):
+            record = replace(record, text=jsonio.dumps_fast(columns.apply(data)))
+        yield record

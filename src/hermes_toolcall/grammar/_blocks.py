@@ -1,0 +1,166 @@
+"""Blocks of a body (docs/parsing.md §4.2, §5–§7): reasoning, calls, results, catalogues.
+
+``BlockReader`` holds what block reading needs (the source, the options, line:column spans, the
+diagnostics, the call ordinal, how far the input was read) and turns one block token into parts and
+diagnostics. It finds the block's extent (closer, end of input, or the size cut of §5.4: it returns
+the cut offset and the caller resumes there); what the finished block means is decided by the
+block rules both engines share (``_blockrules``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import _blockrules
+from .. import _diagnostics as diagnostics
+from .._construct import new_reasoning
+from .._diagnostics import message
+from .._model import Diagnostic, Part, ReasoningKind, Span, ToolCall
+from .._options import ParseOptions
+from .._positions import LineIndex
+from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, OPEN, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE, TOOLS_OPEN
+
+__all__ = ["BlockReader", "Body", "Segment"]
+
+_OPEN_LEN = {kind: len(tag) for kind, tag in OPEN.items()}
+_CALL_OPEN, _CALL_CLOSE = len(CALL_OPEN), len(CALL_CLOSE)
+_RESP_OPEN, _RESP_CLOSE = len(RESP_OPEN), len(RESP_CLOSE)
+_TOOLS_OPEN, _TOOLS_CLOSE = len(TOOLS_OPEN), len(TOOLS_CLOSE)
+
+
+@dataclass(slots=True)
+class Segment:
+    """A reasoning segment being read (calls_in_reasoning=True)."""
+
+    kind: ReasoningKind
+    start: int
+    opened: bool
+    text_start: int
+    text_end: int
+
+
+class Body:
+    """The parts of one body being read, and the pending text run (a plain class: one per turn)."""
+
+    __slots__ = ("calls", "parts", "segment", "text_end", "text_start")
+
+    def __init__(self) -> None:
+        self.parts: list[Part] = []
+        self.text_start = -1
+        self.text_end = -1
+        self.segment: Segment | None = None
+        self.calls = 0
+
+
+class BlockReader:
+    """Shared state of one parse, and the readers of block tokens."""
+
+    def __init__(self, source: str, options: ParseOptions) -> None:
+        self.src = source
+        self.opts = options
+        self.index = LineIndex(source)
+        self.span: Callable[[int, int], Span] = self.index.span  # hot: one span per part, header, end
+        self.diags: list[Diagnostic] = []
+        self.ordinal = 0
+        self.reach = 0  # end offset of the last token consumed (or of the last cut)
+
+    def diag(self, code: str, message: str, start: int, end: int, hint: str | None = None) -> None:
+        """Record a diagnostic with the catalogue severity for the mode (strict or lenient)."""
+        self.diags.append(diagnostics.make(code, message, self.span(start, end), strict=self.opts.strict, hint=hint))
+
+    def next_id(self) -> str:
+        """The id of the next call block (§5.6: every opened block has an ordinal)."""
+        block_id = self.opts.ids(self.ordinal)
+        self.ordinal += 1
+        return block_id
+
+    def reasoning_block(self, kind: ReasoningKind, body: Body, s: int, e: int, *, opened: bool = True) -> None:
+        """A whole reasoning block token (calls_in_reasoning=False); ``opened=False``: its opener was
+        in the prompt (the token is the rest of the block)."""
+        src = self.src
+        inner_start = s + _OPEN_LEN[kind] if opened else s
+        closer = CLOSE[kind]
+        closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
+        inner_end = e - len(closer) if closed else e
+        body.parts.append(new_reasoning(kind, src[inner_start:inner_end], self.span(s, e), opened, closed))
+        find = src.find
+        at = find(CALL_OPEN, inner_start, inner_end)
+        while at >= 0:
+            self.diag("HT124", message("HT124"), at, at + _CALL_OPEN)
+            at = find(CALL_OPEN, at + _CALL_OPEN, inner_end)
+        if not closed:  # after the HT124s, as a stream finds them (they tie at 0 when the prompt opened it)
+            self.diag("HT111", message("HT111", kind=kind), s, e)
+
+    def extent(self, b: int, inner_end: int, e: int) -> tuple[int, int, bool]:
+        """A block's inner end and end once the size bound (§5.4) is applied, and whether it cut.
+
+        ``b`` is where the inner text starts; a cut block ends ``max_block_chars`` after it.
+        """
+        cut = b + self.opts.max_block_chars
+        if inner_end > cut:
+            self.reach = cut
+            return cut, cut, True
+        return inner_end, e, False
+
+    def call_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
+        """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""
+        b = s + _CALL_OPEN
+        closed = typ == "CALL_DONE"
+        inner_end, e, cut = self.extent(b, e - _CALL_CLOSE if closed else e, e)
+        opts, src = self.opts, self.src
+        parts, diags = _blockrules.call_block(
+            block_id=self.next_id(),
+            inner=src[b:inner_end],
+            inner_start=b,
+            raw=src[s:e],
+            span=self.span(s, e),
+            closed=closed and not cut,
+            cut=cut,
+            strict=opts.strict,
+            limit=opts.max_block_chars,
+            first_index=body.calls,
+            span_of=self.span,
+        )
+        body.parts += parts
+        if type(parts[0]) is ToolCall:  # valid calls, all of them, or one InvalidToolCall
+            body.calls += len(parts)
+        self.diags += diags
+        return e if cut else None
+
+    def response_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
+        """One ``<tool_response>`` block token; returns the cut offset when it was cut."""
+        b = s + _RESP_OPEN
+        closed = typ == "RESP_DONE"
+        inner_end, e, cut = self.extent(b, e - _RESP_CLOSE if closed else e, e)
+        src = self.src
+        part, diags = _blockrules.response_block(
+            inner=src[b:inner_end],
+            raw=src[s:e],
+            span=self.span(s, e),
+            closed=closed and not cut,
+            cut=cut,
+            strict=self.opts.strict,
+            limit=self.opts.max_block_chars,
+        )
+        body.parts.append(part)
+        self.diags += diags
+        return e if cut else None
+
+    def tools_block(self, body: Body, s: int, e: int) -> int | None:
+        """One ``<tools>`` block token (closer included when present); returns the cut offset if cut."""
+        src = self.src
+        b = s + _TOOLS_OPEN
+        closed = e - b >= _TOOLS_CLOSE and src.startswith(TOOLS_CLOSE, e - _TOOLS_CLOSE)
+        inner_end, e, cut = self.extent(b, e - _TOOLS_CLOSE if closed else e, e)
+        part, diags = _blockrules.tools_block(
+            inner=src[b:inner_end],
+            span=self.span(s, e),
+            closed=closed and not cut,
+            cut=cut,
+            strict=self.opts.strict,
+            limit=self.opts.max_block_chars,
+        )
+        body.parts.append(part)
+        self.diags += diags
+        return e if cut else None

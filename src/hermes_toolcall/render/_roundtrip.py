@@ -1,0 +1,383 @@
+"""The round-trip guard: a rendered prompt must parse back to the structure the renderer wrote.
+
+``render`` records, while it writes, what each turn must hold (the calls with their arguments as JSON
+values, the results, the tool names); ``verify`` parses the prompt with the dialect's rules
+(``parse_transcript``) and compares: the same turn headers at the same offsets with the same roles, the
+same calls, results and tools in each turn and no others, and no text outside the turns but the
+``bos_token``. Reasoning and prose are not structure. On a difference the first divergent offset is
+mapped back to the message, the field and the offset inside it (``RenderError``).
+
+The check runs only when the cheap pre-scan of ``chat.render_chat`` finds something that could change
+the parse (a ``<`` the renderer did not write, a name or arguments string outside the plain shape, an
+unusual role); ``tests/test_render_roundtrip.py`` proves that prompts passing the pre-scan round-trip.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._ids import sequential_ids
+from .._jsonio import dumps_compact, dumps_spaced, loads
+from .._model import InvalidToolCall, Text, ToolCall, ToolResponse, ToolsBlock, Transcript
+from .._profiles import DialectProfile
+from ..errors import DecodeError, RenderError
+from ..tags import IM_START
+from ._results import content_text
+from ._values import MISSING, call_function, get, jinja_str, reasoning_of
+
+__all__ = ["NEVER", "Recorder", "expected_arguments", "tool_name", "verify", "verify_call_block", "verify_prompt"]
+
+NEVER = "\x00never"  # an expected value no parse gives: the arguments cannot round-trip
+_WS = " \t\n\r"
+_TAG = re.compile(r"<[^<>\n]{0,40}>|<")
+_CONTROL = re.compile(r"<\|im_(?:start|end)\|>")
+
+Item = tuple[Any, ...]
+
+
+class Recorder:
+    """What the renderer wrote, by piece index of its output list: items (call/result/tools) with the
+    message they come from, and where each message's text starts."""
+
+    __slots__ = ("items", "starts")
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, Item, tuple[int | None, str]]] = []
+        self.starts: list[tuple[int, int | None]] = []
+
+
+def tool_name(tool: Any) -> Any:
+    """The name of an OpenAI tool object (``function.name``, or ``name`` of a flat one)."""
+    fn = get(tool, "function")
+    return get(fn if isinstance(fn, Mapping) else tool, "name")
+
+
+def expected_arguments(args: Any) -> str:
+    """The arguments a parse must give back, as ``json.dumps`` text (``NEVER`` when nothing can match).
+
+    A string is the JSON text of the object (any dialect: written verbatim, double-encoded and decoded by
+    the parser's HT201 rule, or decoded by omp); a missing value is ``{}``; any other value is what its
+    JSON text decodes to (tuples are arrays, non-string keys strings; NaN never round-trips).
+
+    >>> expected_arguments('{"a": 1}'), expected_arguments({"a": (1, 2)}), expected_arguments("[1]") == NEVER
+    ('{"a": 1}', '{"a": [1, 2]}', True)
+    """
+    try:
+        if args is MISSING:
+            return "{}"
+        value = loads(args) if isinstance(args, str) else loads(dumps_spaced(args))
+    except (DecodeError, TypeError, ValueError, RecursionError):
+        return NEVER
+    return _canon(value) if isinstance(value, dict) else NEVER
+
+
+def _canon(value: Any) -> str:
+    """A JSON value as comparable text (``json.dumps``: lone surrogates too, which orjson refuses)."""
+    try:
+        return dumps_spaced(value)
+    except (TypeError, ValueError, RecursionError):
+        return NEVER
+def _parsed(transcript: Transcript) -> list[tuple[int, str, list[tuple[int, Item]]]]:
+    turns = []
+    for turn in transcript.turns:
+        items: list[tuple[int, Item]] = []
+        names: list[Any] | None = None
+        for p in turn.parts:
+            if isinstance(p, ToolCall):
+                items.append((p.span.start, ("call", p.name, _canon(p.arguments))))
+            elif isinstance(p, InvalidToolCall):
+                items.append((p.span.start, ("invalid call", p.code)))
+            elif isinstance(p, ToolResponse):
+                items.append((p.span.start, ("result", p.content)))
+            elif isinstance(p, ToolsBlock):
+                if names is None:
+                    names = []
+                    items.append((p.span.start, ("tools",)))
+                names.extend(tool_name(t) for t in p.tools)
+        if names is not None:
+            k = next(k for k, (_, it) in enumerate(items) if it[0] == "tools")
+            items[k] = (items[k][0], ("tools", tuple(names)))
+        turns.append((turn.header.start, turn.role, items))
+    return turns
+
+
+def _divergence(text: str, pieces: Sequence[str], rec: Recorder, bos: str,
+                transcript: Transcript) -> tuple[int, tuple[int | None, str] | None, Item | None] | None:
+    """The first offset where the parse differs from what was written, the origin of the expected item
+    there (if any) and the item the parse found there, or None when they agree."""
+    offsets = [0]
+    for piece in pieces:
+        offsets.append(offsets[-1] + len(piece))
+    headers = [k for k, piece in enumerate(pieces) if piece.startswith(IM_START)]
+    expected: list[tuple[int, str, list[tuple[Item, tuple[int | None, str]]]]] = []
+    for j, k in enumerate(headers):
+        stop = headers[j + 1] if j + 1 < len(headers) else len(pieces)
+        header = pieces[k]
+        newline = header.find("\n")
+        role = header[12:newline] if newline >= 0 else header[12:]
+        expected.append((offsets[k], role, [(item, origin) for p, item, origin in rec.items if k <= p < stop]))
+    candidates: list[tuple[int, tuple[int | None, str] | None, Item | None]] = []
+    for gap in transcript.gaps:
+        if gap.text.strip(_WS) and not (bos and gap.span.start == 0 and gap.text == bos):
+            candidates.append((gap.span.start, None, None))
+            break
+    if transcript.stopped_at is not None:
+        candidates.append((transcript.stopped_at, None, None))
+    got = _parsed(transcript)
+    for j in range(max(len(got), len(expected))):
+        if j >= len(got):
+            candidates.append((expected[j][0], None, None))
+            break
+        g_start, g_role, g_items = got[j]
+        if j >= len(expected):
+            candidates.append((g_start, None, None))
+            break
+        e_start, e_role, e_items = expected[j]
+        if g_start != e_start or g_role != e_role:
+            candidates.append((min(g_start, e_start), None, None))
+            break
+        if [it for _, it in g_items] != [it for it, _ in e_items]:
+            k = next(k for k in range(max(len(g_items), len(e_items)))
+                     if k >= len(g_items) or k >= len(e_items) or g_items[k][1] != e_items[k][0])
+            origin = e_items[k][1] if k < len(e_items) else None
+            found = g_items[k][1] if k < len(g_items) else None
+            turn = transcript.turns[j]
+            pos = g_items[k][0] if k < len(g_items) else (turn.end.start if turn.end else turn.span.end)
+            candidates.append((pos, origin, found))
+            break
+    return min(candidates, key=lambda c: c[0]) if candidates else None
+
+
+def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectProfile, bos: str,
+           messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> None:
+    """Parse ``text`` (the joined ``pieces``) and compare it with what ``rec`` says was written.
+
+    Raises:
+        RenderError: the prompt would parse into another structure; names the message (None for the
+            tools), the field and the offset inside it.
+    """
+    from .._parse import parse_transcript  # local import: parse imports the grammar engine
+
+    transcript = parse_transcript(text, dialect=profile, max_block_chars=len(text) + 1, ids=sequential_ids())
+    found = _divergence(text, pieces, rec, bos, transcript)
+    if found is None:
+        return
+    pos, origin, item = found
+    index: int | None
+    field: str | None
+    if origin is not None and origin[0] is not None and item is None:  # an item the parse lost: its message
+        index = origin[0]
+        own = dict(_fields(messages[index], profile))
+        field = _call_field(origin[1], own)
+        offset = _bad_offset(field, own.get(field, ""))
+    else:
+        index, field, offset = _locate(text, pieces, rec, pos, origin, messages, tools, profile)
+        if origin == (None, "tools") and item is not None and item[0] == "tools" and tools and (
+                index is None or field is None):  # not in a system message's text: in a tool
+            index, field, offset = _locate_tool(text, pos, tools, item[1])
+    what = _describe(text, pos, item, origin)
+    place = f"message {index}" if index is not None else (field or "the prompt")
+    detail = f" ({field})" if index is not None and field else ""
+    raise RenderError(
+        f"{place}{detail}: {what} at offset {offset}: the rendered prompt would not parse back to this "
+        "conversation (pass allow_injection=True to render it anyway)",
+        message_index=index, offset=offset, field=field)
+
+
+def _locate_tool(text: str, pos: int, tools: Sequence[Mapping[str, Any]],
+                 parsed: tuple[Any, ...]) -> tuple[None, str, int]:
+    """The tool a differing tools block comes from: the first whose name is not read back, and in it the
+    markup at the divergence, or the first quote of its name or description (the Hermes pseudo-JSON)."""
+    names = [tool_name(t) for t in tools]
+    k = next((k for k, name in enumerate(names) if k >= len(parsed) or parsed[k] != name), len(names) - 1)
+    tool = tools[k]
+    fn = get(tool, "function")
+    prefix = f"tools[{k}].function." if isinstance(fn, Mapping) else f"tools[{k}]."
+    fn = fn if isinstance(fn, Mapping) else tool
+    match = _TAG.match(text, pos)
+    tag = match.group() if match and match.group() != "<" else None
+    for key in ("name", "description"):
+        value = get(fn, key)
+        if isinstance(value, str):
+            at = value.find(tag) if tag else -1
+            if at < 0:
+                bad = re.search(r'["\\]', value)
+                at = bad.start() if bad else -1
+            if at >= 0:
+                return None, prefix + key, at
+    return None, f"tools[{k}]", 0
+
+
+def _describe(text: str, pos: int, item: Item | None, origin: tuple[int | None, str] | None) -> str:
+    if item is not None and item[0] == "call" and origin is not None:
+        return f"the text would read as a call to {item[1]!r}"
+    if item is not None:
+        what = {"call": "a call", "result": "a tool result", "tools": "a tools block", "invalid call": "a broken call"}
+        return f"the text would read as {what.get(str(item[0]), str(item[0]))}"
+    match = _TAG.match(text, pos)
+    if match is not None and match.group() != "<":
+        return f"{match.group()!r}"
+    return "text that would change the structure"
+
+
+def _fields(message: Mapping[str, Any], profile: DialectProfile) -> list[tuple[str, str]]:
+    """The strings of a message the renderer writes, with their field names."""
+    out: list[tuple[str, str]] = []
+    role = message.get("role")
+    if isinstance(role, str):
+        out.append(("role", role))
+    content = message.get("content", MISSING)
+    if content is not MISSING:
+        out.append(("content", content if isinstance(content, str) else
+                    content_text(content) if profile.tools_block == "omp" else jinja_str(content)))
+    reasoning = reasoning_of(message)
+    if isinstance(reasoning, str):
+        key = next(k for k in ("reasoning_content", "thinking", "reasoning") if message.get(k) is not None)
+        out.append((key, reasoning))
+    calls = message.get("tool_calls")
+    if isinstance(calls, (list, tuple)):
+        for k, call in enumerate(calls):
+            fn = call_function(call)
+            prefix = f"tool_calls[{k}].function." if isinstance(get(call, "function"), Mapping) else f"tool_calls[{k}]."
+            out.append((prefix + "name", jinja_str(get(fn, "name"))))
+            args = get(fn, "arguments")
+            if isinstance(args, str):
+                out.append((prefix + "arguments", args))
+            elif args is not MISSING:
+                try:
+                    out.append((prefix + "arguments", dumps_compact(args) if profile.json_style == "compact"
+                                else dumps_spaced(args)))
+                except (TypeError, ValueError, RecursionError):
+                    pass
+    return out
+
+
+def _call_field(field: str, own: Mapping[str, str]) -> str:
+    """A call's origin (``tool_calls[k].function.``) as its name when that breaks the JSON, else its arguments."""
+    if not field.endswith("."):
+        return field
+    name = own.get(field + "name", "")
+    return field + ("name" if not re.fullmatch(r"[A-Za-z0-9_.:-]{1,256}", name) else "arguments")
+
+
+def _bad_offset(field: str, value: str) -> int:
+    """Where a field that breaks its call starts to break it: a quote, backslash or control character
+    in a name; the JSON error in an arguments string."""
+    if field.endswith("name"):
+        match = re.search(r'["\\\x00-\x1f]', value)
+        return match.start() if match else 0
+    if field.endswith("arguments"):
+        try:
+            loads(value)
+        except DecodeError as exc:
+            return max(0, exc.position)
+    return 0
+
+
+def _locate(text: str, pieces: Sequence[str], rec: Recorder, pos: int, origin: tuple[int | None, str] | None,
+            messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None,
+            profile: DialectProfile) -> tuple[int | None, str | None, int]:
+    offsets = [0]
+    for piece in pieces:
+        offsets.append(offsets[-1] + len(piece))
+    starts = sorted((offsets[p], index) for p, index in rec.starts)
+    chunk_start, chunk_end = 0, len(text)
+    indices: list[int | None] = []
+    for k, (start, i) in enumerate(starts):
+        if start <= pos:
+            if start != chunk_start or not indices:
+                indices = []
+            chunk_start = start
+            indices.append(i)
+            later = [o for o, _ in starts[k + 1:] if o > start]
+            chunk_end = later[0] if later else len(text)
+    chunk = text[chunk_start:chunk_end]
+    rel = pos - chunk_start
+    fields = [(i, f, v) for i in indices if i is not None for f, v in _fields(messages[i], profile)]
+    for i, field, value in fields:  # a control token in a field that is written as it is always ends the turn
+        control = _CONTROL.search(value)
+        if control is not None and value in chunk:
+            return i, field, control.start()
+    for i, field, value in fields:  # the field whose text covers the divergent offset
+        at = chunk.find(value) if value else -1
+        while at >= 0:
+            if at <= rel < at + len(value):
+                return i, field, rel - at
+            at = chunk.find(value, at + 1)
+    if origin is not None and origin[0] is not None and origin[0] in indices:
+        i = origin[0]
+        own = {f: v for j, f, v in fields if j == i}
+        field = _call_field(origin[1], own)
+        return i, field, _bad_offset(field, own.get(field, ""))
+    match = _TAG.match(text, pos)
+    tag = match.group() if match else text[pos:pos + 1]
+    for i, field, value in fields:  # the markup at the divergent offset, found inside a field
+        at = value.find(tag) if tag else -1
+        if at >= 0:
+            return i, field, at
+    for k, tool in enumerate(tools or ()):
+        try:
+            dumped = dumps_compact(tool)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        at = dumped.find(tag) if tag else -1
+        if at >= 0:
+            return None, f"tools[{k}]", at
+    first = next((i for i in indices if i is not None), None)
+    return first, None if first is not None else "tools", rel
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,256}").fullmatch
+
+
+def verify_call_block(block: str, name: Any, args: Any, profile: DialectProfile) -> None:
+    """A ``<tool_call>`` block from ``render_tool_call`` must parse (as a completion) to exactly one call with
+    this name and these arguments; a plain name and arguments with no ``<`` pass without a parse.
+
+    Raises:
+        RenderError: with ``field`` ``name`` or ``arguments`` and the offset inside it.
+    """
+    expected = expected_arguments(args)
+    if (isinstance(name, str) and _PLAIN_NAME(name) and "<" not in block and expected != NEVER
+            and "NaN" not in block and "Infinity" not in block):
+        return
+    from .._parse import parse_completion  # local import: parse imports the grammar engine
+
+    completion = parse_completion(block, dialect=profile, max_block_chars=len(block) + 1, ids=sequential_ids())
+    structure = [p for p in completion.parts if not (isinstance(p, Text) and not p.text.strip(_WS))]
+    calls = [p for p in structure if isinstance(p, ToolCall)]
+    if (len(structure) == 1 and len(calls) == 1 and completion.end is None and calls[0].name == jinja_str(name)
+            and _canon(calls[0].arguments) == expected):
+        return
+    field = "name" if not (isinstance(name, str) and _PLAIN_NAME(name)) else "arguments"
+    value = jinja_str(name) if field == "name" else args if isinstance(args, str) else ""
+    offset = _bad_offset(field, value) if isinstance(value, str) else 0
+    control = _CONTROL.search(value) if isinstance(value, str) else None
+    if control is not None:
+        offset = control.start()
+    raise RenderError(f"the call's {field} at offset {offset} would not parse back to this call (pass "
+                      "allow_injection=True to render it anyway)", offset=offset, field=field)
+
+
+def verify_prompt(text: str, tools: Sequence[Mapping[str, Any]] | None, profile: DialectProfile) -> None:
+    """A system prompt from ``render_system_prompt`` must parse to one system turn whose ``<tools>`` blocks
+    hold exactly ``tools`` (by name, in order) and nothing else.
+
+    Raises:
+        RenderError: with the offset in the prompt where the parse differs.
+    """
+    if not text:
+        return
+    from .._parse import parse_transcript  # local import: parse imports the grammar engine
+
+    transcript = parse_transcript(text, dialect=profile, max_block_chars=len(text) + 1, ids=sequential_ids())
+    got = _parsed(transcript)
+    want = [("tools", tuple(tool_name(t) for t in tools or ()))]
+    gaps = [g for g in transcript.gaps if g.text.strip(_WS)]
+    if len(got) == 1 and got[0][1] == "system" and [it for _, it in got[0][2]] == want and not gaps:
+        return
+    pos = gaps[0].span.start if gaps else got[1][0] if len(got) > 1 else got[0][2][0][0] if got and got[0][2] else 0
+    raise RenderError(f"the system prompt would not parse back to its tools (the difference starts at offset {pos}; "
+                      "pass allow_injection=True to render it anyway)", offset=pos, field="system")

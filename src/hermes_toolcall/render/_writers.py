@@ -1,0 +1,257 @@
+"""The pieces every template family writes, with the guard's pre-scan: calls, results, plain turns, the
+memoised tools prompt, and the role check (``chat`` drives them per family).
+
+With the guard on, each writer adds to ``_Ctx.suspect`` what the ``<`` count of ``chat.render_chat`` cannot see
+(a call name or arguments string outside the plain shape), and the checking render's ``Recorder`` gets what
+was written (``roundtrip.verify`` compares it with the parse).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from .._jsonio import dumps_compact, dumps_fast, loads
+from .._profiles import DialectProfile
+from ..errors import DecodeError, RenderError
+from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE
+from ._calls import call_json
+from ._fastjson import spaced
+from ._injection import check_block, check_control_tokens
+from ._results import content_text
+from ._roundtrip import Recorder, expected_arguments, tool_name, verify_prompt
+from ._system import render_system_prompt
+from ._values import MISSING, call_function, crash, get, jinja_str, require_str
+
+__all__: list[str] = []  # internal to render/
+
+_PLAIN = ("user", "system")
+_KNOWN_ROLES = ("system", "user", "assistant", "tool", "developer")
+_KNOWN_ROLE_SET = frozenset(_KNOWN_ROLES)
+_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,256}").fullmatch
+  # with isidentifier(): a name JSON writes as is
+
+_CUSTOM_ROLE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}").fullmatch
+_SKELETON = {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {}}}
+
+
+class _Ctx:
+    """Per-render state: the profile, the messages, whether the guard runs, whether the pre-scan found
+    something the round trip must look at (``suspect``), and the recorder of the checking render."""
+
+    __slots__ = ("dumps", "fast_calls", "guard", "messages", "profile", "rec", "suspect", "template", "verbatim")
+
+    def __init__(self, profile: DialectProfile, messages: list[dict[str, Any]], guard: bool,
+                 rec: Recorder | None = None) -> None:
+        self.profile = profile
+        self.messages = messages
+        self.guard = guard
+        self.rec = rec
+        self.suspect = False
+        self.template = profile.name
+        self.verbatim = profile.string_arguments == "verbatim"
+        self.fast_calls = profile.string_arguments != "decode"
+        self.dumps = dumps_compact if profile.json_style == "compact" else spaced
+
+
+def _role(m: Mapping[str, Any]) -> Any:
+    return m.get("role", MISSING)
+
+
+def _json_object_text(text: str) -> bool:
+    """Whether ``text`` is the JSON text of an object (a verbatim arguments string that cannot break its call)."""
+    try:
+        return type(loads(text)) is dict
+    except DecodeError:
+        return False
+
+
+def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> list[str]:
+    """The call blocks of an assistant message; with the guard on, a call the pre-scan cannot vouch for
+    marks the render ``suspect``, and the checking render records each call (at output piece ``piece``)."""
+    calls = m.get("tool_calls", MISSING)
+    if calls is MISSING:
+        return []
+    if type(calls) is not list and not isinstance(calls, (list, tuple)):
+        raise crash(ctx.template, "tool_calls is not a list", index=index, error="TypeError")
+    out = []
+    verbatim = ctx.verbatim
+    fast = ctx.fast_calls
+    dumps = ctx.dumps
+    guard = ctx.guard
+    rec = ctx.rec
+    for k, call in enumerate(calls):
+        if rec is not None:
+            fn_ = call_function(call)
+            prefix = f"tool_calls[{k}].function." if isinstance(get(call, "function"), Mapping) else f"tool_calls[{k}]."
+            rec.items.append((piece, ("call", jinja_str(get(fn_, "name")), expected_arguments(get(fn_, "arguments"))),
+                              (index, prefix)))
+        if fast and type(call) is dict:  # the common shape, inlined (same result as call_json)
+            fn = call.get("function")
+            if type(fn) is not dict or not fn:
+                fn = call
+            name = fn.get("name")
+            args = fn.get("arguments", MISSING)
+            if type(name) is str and args is not MISSING:
+                if verbatim and type(args) is str:
+                    text = '{"name": "' + name + '", "arguments": ' + args + "}"
+                    if guard and not ((name.isidentifier() or _NAME_PATTERN(name)) and _json_object_text(args)):
+                        ctx.suspect = True
+                elif type(args) is dict:
+                    try:
+                        dumped = dumps(args)
+                    except (TypeError, ValueError, RecursionError) as exc:
+                        raise _unprintable(exc, ctx.template, index) from exc
+                    text = '{"name": "' + name + '", "arguments": ' + dumped + "}"
+                    if guard and (not (name.isidentifier() or _NAME_PATTERN(name))
+                                  or "NaN" in dumped or "Infinity" in dumped):
+                        ctx.suspect = True
+                else:
+                    text = ""
+                if text:
+                    out.append(f"{CALL_OPEN}\n" + text + f"\n{CALL_CLOSE}")
+                    continue
+        text = call_json(call, dialect=ctx.profile, index=index)
+        if guard and not ctx.suspect:
+            fn = call_function(call)
+            name = get(fn, "name")
+            args = get(fn, "arguments")
+            if not (isinstance(name, str) and (name.isidentifier() or _NAME_PATTERN(name))):
+                ctx.suspect = True
+            elif isinstance(args, str):
+                ctx.suspect = not _json_object_text(args)
+            elif args is not MISSING and (not isinstance(args, Mapping) or "NaN" in text or "Infinity" in text):
+                ctx.suspect = True
+        out.append(f"{CALL_OPEN}\n" + text + f"\n{CALL_CLOSE}")
+    return out
+
+
+def _unprintable(exc: Exception, template: str, index: int) -> RenderError:
+    if isinstance(exc, RecursionError):
+        return RenderError(f"message {index}: tool call arguments are nested too deeply to render",
+                           message_index=index)
+    return crash(template, f"tool call arguments are not JSON-serialisable ({exc})", index=index, error="TypeError")
+
+
+def _result(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> str:
+    content = m.get("content", MISSING)
+    if type(content) is not str:
+        content = content_text(content) if ctx.profile.tools_block == "omp" else jinja_str(content)
+    if ctx.guard and ("<" in content or "\\" in content or content.count('"') % 2):
+        check_block("\n" + content + "\n", closer=RESP_CLOSE, opener=RESP_OPEN,
+                    where="tool result", index=index, field="content")
+    if ctx.rec is not None:
+        ctx.rec.items.append((piece, ("result", content), (index, "content")))
+    return f"{RESP_OPEN}\n" + content + f"\n{RESP_CLOSE}"
+
+
+def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
+    content = m.get("content", MISSING)
+    if type(content) is not str:
+        content = require_str(content, ctx.template, f"{role} content", index)
+    return IM_START + role + "\n" + content + f"{IM_END}\n"
+
+
+_PROMPTS: dict[tuple[DialectProfile, str | None, str], tuple[str, int]] = {}
+
+
+@lru_cache(maxsize=16)
+def _skeleton(profile: DialectProfile) -> int:
+    """How many ``<`` the tools system turn of ``profile`` holds when no tool or system text has one."""
+    return render_system_prompt([_SKELETON], dialect=profile, system="s", allow_injection=True).count("<")
+
+
+def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: DialectProfile) -> int:
+    """The ``<`` of a system prompt the pre-scan may count as the renderer's: all of them when the prompt on
+    its own parses back to one system turn with exactly these tools (a turn parses the same wherever it
+    stands: it ends at its own ``<|im_end|>``), else -1 (the full check then runs and says why).
+
+    JSON tool lines (Qwen, omp) cannot leave their strings, so a prompt without extra ``<`` needs no parse;
+    the Hermes catalogue writes names and descriptions raw into pseudo-JSON, so it is always parsed (once:
+    the result is cached with the prompt)."""
+    written = prompt.count("<")
+    if profile.tools_block != "hermes" and written == (_skeleton(profile) if prompt else 0):
+        return written
+    try:
+        verify_prompt(prompt, tools, profile)
+    except RenderError:
+        return -1
+    return written
+
+
+def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str | None) -> tuple[str, int]:
+    """``render_system_prompt`` and the number of its ``<`` the pre-scan counts as written by the renderer,
+    memoised on the tools' JSON (the prompt is the same for every turn of a chat); with the guard on, the
+    tools are checked for control tokens and ``</tools>`` here."""
+    profile = ctx.profile
+    if ctx.rec is not None and (tools or profile.tools_block == "hermes"):
+        ctx.rec.items.append((-1, ("tools", tuple(tool_name(t) for t in tools or ())), (None, "tools")))
+    if not tools:
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
+    try:
+        key_json = dumps_fast(tools)
+    except Exception:  # not JSON-serialisable: render without the cache
+        if ctx.guard:
+            check_control_tokens((), tools)
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
+    if ctx.guard and ("<|im_" in key_json or TOOLS_CLOSE in key_json):
+        check_control_tokens((), tools)  # raises with the tool index and offset
+    if "null" in key_json:  # orjson writes NaN/Infinity as null too: the key would be ambiguous
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
+    key = (profile, system, key_json)
+    cached = _PROMPTS.get(key)
+    if cached is None:
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        cached = prompt, _vouched(prompt, tools, profile)
+        if len(_PROMPTS) >= 64:
+            _PROMPTS.clear()
+        _PROMPTS[key] = cached
+    return cached
+
+
+def _place_tools(ctx: _Ctx, out: list[str], index: int | None) -> None:
+    """Give the tools item just recorded (piece -1) the piece index of the prompt about to be appended."""
+    rec = ctx.rec
+    if rec is not None:
+        rec.starts.append((len(out), index))
+        if rec.items and rec.items[-1][0] == -1:
+            rec.items[-1] = (len(out), *rec.items[-1][1:])
+
+
+def _lt(text: str) -> int:
+    return text.count("<")
+
+
+def _known_roles(roles: list[Any], messages: list[dict[str, Any]]) -> None:
+    """The guard's role check: every role known (one C-level pass), else ``_check_roles``."""
+    try:
+        known = _KNOWN_ROLE_SET.issuperset(roles)
+    except TypeError:  # an unhashable role
+        known = False
+    if not known:
+        _check_roles(messages)
+
+
+def _check_roles(messages: list[dict[str, Any]]) -> None:
+    """Refuse a role that is not a string of the known roles or a plain custom name (docs/dialects.md)."""
+    for i, m in enumerate(messages):
+        role = m.get("role", MISSING)
+        if type(role) is str and (role in _KNOWN_ROLES or _CUSTOM_ROLE(role)):
+            continue
+        if role is MISSING or not isinstance(role, str):
+            what = "has no role" if role is MISSING else f"has a role that is a {type(role).__name__}"
+            raise RenderError(f"message {i}: {what}, not a string (pass allow_injection=True to render it as "
+                              "the template would)", message_index=i, field="role", offset=0)
+        bad = re.search(r"[^A-Za-z0-9_-]", role)
+        offset = bad.start() if bad else 0
+        raise RenderError(
+            f"message {i} (role): role {role[:40]!r} is neither a known role ({', '.join(_KNOWN_ROLES)}) nor a custom "
+            f"role name (a letter, then up to 63 letters, digits, '_' or '-'); offset {offset} "
+            "(pass allow_injection=True to render it anyway)", message_index=i, field="role", offset=offset)
+
+

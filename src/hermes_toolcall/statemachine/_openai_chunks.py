@@ -1,0 +1,278 @@
+"""OpenAI streaming adapter: ``StreamParser`` events (completion level) to ``chat.completion.chunk`` dicts.
+
+The chunks follow the OpenAI delta contract: ``delta.role`` once in the first chunk, then
+``delta.content`` / ``delta.reasoning_content`` text, ``delta.tool_calls`` entries whose ``id``,
+``type`` and ``function.name`` appear once per call (in its first delta) and whose
+``function.arguments`` pieces concatenate, and a last chunk with ``finish_reason``.
+
+Accumulated the way openai-python does (``ChatCompletionStreamState``, ``accumulate_delta``) or by
+``hermes_toolcall.testing.accumulate_chunks``, the chunks give the message of
+``Completion.to_openai()`` (docs/parsing.md §9):
+
+- ``eager=False`` (the default): exactly, on every input and every chunking. Each call is sent whole
+  (``id``, ``name`` and the complete ``arguments``) when its block ends valid; a block that ends
+  invalid sends nothing. Content whitespace is held back until non-whitespace follows (and dropped at
+  the end when the message has calls), which is all §9's whitespace rule needs.
+- ``eager=True`` (opt-in): a call is announced at ``ToolCallStart``, as soon as its name is complete
+  (and, with ``stream_arguments``, its raw arguments follow as they arrive). An announced call can still
+  be **rejected** (the block ends invalid: cut off, bad arguments, a duplicate key) or **corrected**
+  (its body needed a JSON recovery, so the streamed arguments are not the final ones). A sent delta
+  cannot be taken back, so the last chunk (the one with ``finish_reason``) lists them at its top level:
+  ``rejected_tool_calls`` (``index``, ``id``, ``name``, ``code``, ``message``: drop that entry) and
+  ``corrected_tool_calls`` (``index``, ``id``, ``function``: replace that entry). Without either key,
+  the accumulated message equals ``to_openai()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._argcheck import check_bool, check_int, check_type
+from ..errors import HermesError, UsageError, internal_error
+from ._events import (
+    ArgumentsDelta,
+    DiagnosticEvent,
+    Event,
+    GapText,
+    ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolResponseEvent,
+    ToolsEvent,
+    TurnEnd,
+    TurnStart,
+)
+
+__all__ = ["OpenAIChunker"]
+
+_WS = " \t\n\r"
+
+
+class OpenAIChunker:
+    """Turns completion-level events into ``chat.completion.chunk`` dicts.
+
+    Args:
+        completion_id: the chunks' ``id``.
+        model: the chunks' ``model``.
+        created: the chunks' ``created`` timestamp.
+        eager: announce calls at ``ToolCallStart`` (opt-in: an announced call may be rejected later,
+            see the module docstring); by default each call is sent whole at its end.
+
+    Raises:
+        UsageError: an argument of the wrong type.
+
+    >>> from hermes_toolcall.statemachine import StreamParser
+    >>> p, c = StreamParser(), OpenAIChunker()
+    >>> chunks = c.feed(p.feed('Hi<tool_call>{"name": "f", "arguments": {}}</tool_call>') + p.close())
+    >>> chunks += c.finish()
+    >>> chunks[0]["choices"][0]["delta"]
+    {'role': 'assistant', 'content': 'Hi'}
+    >>> chunks[1]["choices"][0]["delta"]["tool_calls"][0]["function"]
+    {'name': 'f', 'arguments': '{}'}
+    >>> chunks[-1]["choices"][0]["finish_reason"]
+    'tool_calls'
+    """
+
+    def __init__(
+        self, *, completion_id: str = "chatcmpl-hermes", model: str = "hermes", created: int = 0, eager: bool = False
+    ) -> None:
+        check_type("completion_id", completion_id, str, "a str")
+        check_type("model", model, str, "a str")
+        check_int("created", created)
+        check_bool("eager", eager)
+        self.completion_id = completion_id
+        self.model = model
+        self.created = created
+        self.eager = eager
+        self._role_sent = False
+        self._finished = False
+        # content
+        self._content_sent = False
+        self._content_hold = ""
+        self._reasoning_first = False
+        self._text_seen = False
+        # reasoning
+        self._blocks = 0
+        self._block_started = False  # a delta of the current block was seen (leading \n handled)
+        self._reasoning_hold = ""  # one held trailing newline
+        # calls
+        self._index: dict[str, int] = {}
+        self._names: dict[str, str] = {}
+        self._sent_args: dict[str, list[str]] = {}  # pieces, joined at the call's end (no O(n²) +=)
+        self._valid = 0
+        self._ended: set[str] = set()  # ids whose ToolCallEnd came (valid or not)
+        self._rejected: list[dict[str, Any]] = []
+        self._corrected: list[dict[str, Any]] = []
+
+    def _chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        if not self._role_sent:
+            delta = {"role": "assistant", **delta}
+            self._role_sent = True
+        return {
+            "id": self.completion_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+
+    def start(self) -> list[dict[str, Any]]:
+        """The opening chunk (``delta.role``); sent automatically with the first delta otherwise."""
+        return [] if self._role_sent else [self._chunk({})]
+
+    def feed(self, events: Iterable[Event]) -> list[dict[str, Any]]:
+        """The chunks for ``events`` (turn and other transcript-level events are ignored).
+
+        Raises:
+            UsageError: ``events`` is not an iterable of events.
+        """
+        if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+            raise UsageError(f"events must be an iterable of StreamParser events, got {type(events).__name__}")
+        try:
+            return self._feed(events)
+        except (HermesError, MemoryError):
+            raise
+        except Exception as exc:  # only HermesError escapes: anything else is a bug
+            raise internal_error("OpenAIChunker.feed", exc) from exc
+
+    def _feed(self, events: Iterable[Event]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for e in events:
+            if isinstance(e, TextDelta):
+                self._text(e.text, out)
+            elif isinstance(e, ReasoningDelta):
+                self._reasoning(e.text, out)
+            elif isinstance(e, ReasoningStart):
+                if e.opened or not self._blocks:  # not opened and first: the prompt opened the block
+                    if self._blocks:
+                        self._reasoning_hold = ""
+                        out.append(self._chunk({"reasoning_content": "\n"}))
+                    self._blocks += 1
+                    self._block_started = False
+            elif isinstance(e, ReasoningEnd):
+                if e.part is not None and not self._text_seen:
+                    self._reasoning_first = True
+                if e.closed:
+                    self._reasoning_hold = ""
+            elif isinstance(e, ToolCallStart):
+                if self.eager:
+                    self._open_call(e.id, e.name, out)
+            elif isinstance(e, ArgumentsDelta):
+                if self.eager and e.id in self._index:
+                    self._arguments(e.id, e.text, out)
+            elif isinstance(e, ToolCallEnd):
+                self._end_call(e, out)
+            elif not isinstance(e, _OTHER_EVENTS):
+                raise UsageError(f"events must hold StreamParser events, got {type(e).__name__}")
+        return out
+
+    def finish(self, finish_reason: str | None = None) -> list[dict[str, Any]]:
+        """The last chunks: held text, then ``finish_reason`` (``tool_calls`` when calls were sent, else ``stop``).
+
+        In eager mode the last chunk also lists the announced calls that were rejected or corrected.
+
+        Raises:
+            UsageError: ``finish_reason`` is not a str or None.
+        """
+        if finish_reason is not None:
+            check_type("finish_reason", finish_reason, str, "a str or None")
+        out: list[dict[str, Any]] = []
+        if self._finished:
+            return out
+        self._finished = True
+        if not self._valid:
+            if self._content_hold or not self._content_sent:
+                out.append(self._chunk({"content": self._content_hold}))
+        self._content_hold = ""
+        reason = finish_reason or ("tool_calls" if self._valid else "stop")
+        last = self._chunk({}, reason)
+        for call_id, index in self._index.items():
+            if call_id not in self._ended:  # announced, never ended (the events stopped early)
+                entry = {"index": index, "id": call_id, "name": self._names[call_id], "code": None}
+                self._rejected.append({**entry, "message": "the call never ended"})
+        if self._rejected:
+            last["rejected_tool_calls"] = self._rejected
+        if self._corrected:
+            last["corrected_tool_calls"] = self._corrected
+        out.append(last)
+        return out
+
+    # ------------------------------------------------------------------ content
+
+    def _text(self, text: str, out: list[dict[str, Any]]) -> None:
+        self._text_seen = True
+        if self._reasoning_first and not self._content_sent and not self._content_hold:
+            text = text.lstrip("\n")
+        text = self._content_hold + text
+        keep = len(text.rstrip(_WS))
+        self._content_hold = text[keep:]
+        if keep:
+            head = text[:keep]
+            if not self._content_sent and self._valid:  # a call came before the first text: no leading ws
+                head = head.lstrip(_WS)
+            self._content_sent = True
+            out.append(self._chunk({"content": head}))
+
+    # ------------------------------------------------------------------ reasoning
+
+    def _reasoning(self, text: str, out: list[dict[str, Any]]) -> None:
+        if not self._block_started:
+            self._block_started = True
+            if text.startswith("\n"):
+                text = text[1:]
+        text = self._reasoning_hold + text
+        self._reasoning_hold = ""
+        if text.endswith("\n"):
+            self._reasoning_hold = "\n"
+            text = text[:-1]
+        if text:
+            out.append(self._chunk({"reasoning_content": text}))
+
+    # ------------------------------------------------------------------ calls
+
+    def _open_call(self, call_id: str, name: str, out: list[dict[str, Any]], arguments: str = "") -> None:
+        index = len(self._index)
+        self._index[call_id] = index
+        self._names[call_id] = name
+        self._sent_args[call_id] = [arguments]
+        entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        out.append(self._chunk({"tool_calls": [entry]}))
+
+    def _arguments(self, call_id: str, text: str, out: list[dict[str, Any]]) -> None:
+        self._sent_args[call_id].append(text)
+        entry = {"index": self._index[call_id], "function": {"arguments": text}}
+        out.append(self._chunk({"tool_calls": [entry]}))
+
+    def _end_call(self, e: ToolCallEnd, out: list[dict[str, Any]]) -> None:
+        self._ended.add(e.id)
+        call = e.call
+        if call is None:
+            if e.id in self._index:  # announced (eager), then rejected
+                inv = e.invalid
+                self._rejected.append(
+                    {
+                        "index": self._index[e.id],
+                        "id": e.id,
+                        "name": self._names[e.id],
+                        "code": inv.code if inv is not None else None,
+                        "message": inv.message if inv is not None else "the call is not valid",
+                    }
+                )
+            return
+        self._valid += 1
+        if e.id not in self._index:
+            self._open_call(e.id, call.name, out, call.arguments_json)
+            return
+        sent = "".join(self._sent_args[e.id])
+        if self._names[e.id] != call.name or not call.arguments_json.startswith(sent):
+            function = {"name": call.name, "arguments": call.arguments_json}
+            self._corrected.append({"index": self._index[e.id], "id": e.id, "function": function})
+        elif len(call.arguments_json) > len(sent):
+            self._arguments(e.id, call.arguments_json[len(sent) :], out)
+
+
+_OTHER_EVENTS = (TurnStart, TurnEnd, GapText, ToolResponseEvent, ToolsEvent, DiagnosticEvent)

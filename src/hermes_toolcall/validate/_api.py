@@ -1,0 +1,363 @@
+"""``validate(...)``: check a parsed completion, a parsed transcript, or OpenAI messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._model import Completion, Diagnostic, Message, Transcript
+from .._profiles import get_profile
+from ..errors import HermesError, UsageError, ValidationError
+from . import _checks as checks
+from ._build import Conversation, Finding, finding, from_completion, from_openai, from_sharegpt, from_transcript
+from ._schema import load_tools
+from ._view import Where, value_where
+
+__all__ = ["Selector", "ValidationReport", "validate", "validate_conversation", "validate_record"]
+
+
+class Selector:
+    """Which codes to report, ruff-style: ``select``/``ignore`` hold codes or prefixes (``HT3``, ``HT30``).
+
+    A code is reported when it matches a select prefix (all codes when ``select`` is None) and no
+    ignore prefix that is at least as long as the longest matching select prefix.
+
+    >>> Selector(select=["HT3"], ignore=["HT304"]).allows("HT301"), Selector(ignore=["HT3"]).allows("HT304")
+    (True, False)
+    """
+
+    __slots__ = ("ignore", "select")
+
+    def __init__(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> None:
+        self.select = None if select is None else tuple(_code(s) for s in select)
+        self.ignore = tuple(_code(s) for s in ignore or ())
+
+    def allows(self, code: str) -> bool:
+        """Whether ``code`` is reported."""
+        if self.select is None:
+            sel = 0
+        else:
+            matches = [len(p) for p in self.select if code.startswith(p)]
+            if not matches:
+                return False
+            sel = max(matches)
+        return not any(code.startswith(p) and len(p) >= sel for p in self.ignore)
+
+
+def _code(text: str) -> str:
+    from .._diagnostics import CATALOGUE
+
+    code = text.strip().upper()
+    if not code.startswith("HT") or (code != "HT" and not code[2:].isdigit()):
+        raise UsageError(f"not a diagnostic code or prefix: {text!r} (examples: HT3, HT302)")
+    if not any(known.startswith(code) for known in CATALOGUE):
+        raise UsageError(f"no diagnostic code is {code} or starts with it (see docs/diagnostics.md)")
+    return code
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidationReport:
+    """The findings of one validation, in input order.
+
+    ``locations[i]`` says where ``diagnostics[i]`` points: for a parsed text its span is into the
+    source; for messages it is into the string at a JSON path (``Where.path``), or the whole value.
+    """
+
+    diagnostics: tuple[Diagnostic, ...]
+    locations: tuple[Where, ...]
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics of severity ``error``."""
+        return tuple(d for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def ok(self) -> bool:
+        """True when no error was found."""
+        return not self.errors
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The codes found, in order (with repeats)."""
+        return tuple(d.code for d in self.diagnostics)
+
+    def __len__(self) -> int:
+        return len(self.diagnostics)
+
+
+def _path_key(where: Where) -> tuple[Any, ...]:
+    path = tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in where.path or ())
+    return (path, where.span.start)
+
+
+def validate_conversation(
+    conv: Conversation,
+    *,
+    tools: Sequence[Any] | None = None,
+    dialect: str = "hermes",
+    selector: Selector | None = None,
+    check_formats: bool = False,
+    round_trip: bool = True,
+) -> ValidationReport:
+    """Run every selected check on a conversation view (the common core of ``validate``).
+
+    Args:
+        conv: the view built by ``build.from_completion``/``from_transcript``/``from_openai``/``from_sharegpt``.
+        tools: OpenAI tool objects; default: the tools the view declares.
+        dialect: the dialect whose role rules and round trip apply.
+        selector: the codes to report (default: all).
+        check_formats: check JSON-Schema ``format`` keywords.
+        round_trip: run the render → parse round trip (HT504).
+
+    Returns:
+        The findings, in input order.
+
+    >>> from hermes_toolcall.validate._build import from_openai
+    >>> validate_conversation(from_openai([{"role": "robot", "content": "hi"}], dialect="hermes")).codes
+    ('HT407',)
+    """
+    profile = get_profile(dialect)
+    selector = selector or Selector()
+    declared = tools if tools is not None else conv.tools
+    toolset = load_tools(declared)
+    found: list[Finding] = list(conv.findings)
+    if declared is not None:
+        found.extend(checks.check_tool_problems(conv, toolset))
+    found.extend(checks.check_calls(conv, toolset, check_names=declared is not None, formats=check_formats))
+    if not conv.completion:
+        found.extend(checks.check_conversation(conv, profile))
+    found.extend(checks.check_security(conv))
+    found.extend(checks.check_reasoning(conv))
+    if round_trip and selector.allows("HT504"):
+        found.extend(checks.check_round_trip(conv, profile))
+    if not found:
+        return _NOTHING  # most records: no sorting, no new report
+    kept = sorted((f for f in found if selector.allows(f[0].code)), key=lambda f: _path_key(f[1]))
+    return ValidationReport(diagnostics=tuple(d for d, _ in kept), locations=tuple(w for _, w in kept))
+
+
+_NOTHING = ValidationReport(diagnostics=(), locations=())
+
+
+def _plain(value: Any) -> Any:
+    """A record as plain JSON data: any Mapping (a ``datasets`` LazyRow …) a dict, any tuple a list."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), dict, list})
+
+
+def _foreign(value: Any) -> bool:
+    if type(value) in _PLAIN_TYPES:  # the JSON types: the common case, without an ABC check
+        return False
+    return (isinstance(value, Mapping) and not isinstance(value, dict)) or isinstance(value, tuple)
+
+
+def _needs_plain(record: Any) -> bool:
+    """Whether a record holds Mappings that are not dicts (or tuples) where a JSON record has objects (lists).
+
+    Checked at the record and on its message and tool items (a ``datasets`` row is a LazyRow holding plain
+    lists and dicts); JSON records are not copied, so the check costs next to nothing on a JSONL file.
+    """
+    if not isinstance(record, dict):
+        return _foreign(record)
+    for key in ("messages", "conversations", "tools"):
+        items = record.get(key)
+        if _foreign(items) or (isinstance(items, list) and any(_foreign(i) for i in items)):
+            return True
+    return False
+
+
+def _messages_key(record: Any) -> str | None:
+    if isinstance(record, dict):
+        for key in ("messages", "conversations"):
+            if isinstance(record.get(key), list):
+                return key
+    return None
+
+
+def _shape(items: list[Any]) -> str:
+    """``openai`` (role/content items) or ``sharegpt`` (from/value items), by the first object item."""
+    for item in items:
+        if isinstance(item, dict):
+            return "sharegpt" if "from" in item and "role" not in item else "openai"
+    return "openai"
+
+
+def _failed(exc: Exception) -> ValidationReport:
+    """The report of a check that failed inside the validator: one HT604 finding (never a traceback)."""
+    from .._diagnostics import make
+    from ._view import value_where
+
+    where = value_where(())
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    d = make(
+        "HT604",
+        f"the validator failed on this input ({what[:200]}); it was not fully checked",
+        where.span,
+        strict=False,
+        hint="please report this input to the hermes-toolcall issue tracker",
+    )
+    return ValidationReport(diagnostics=(d,), locations=(where,))
+
+
+def validate_record(
+    record: Any,
+    *,
+    tools: Sequence[Any] | None = None,
+    dialect: str = "hermes",
+    selector: Selector | None = None,
+    check_formats: bool = False,
+    round_trip: bool = True,
+) -> ValidationReport:
+    """Validate one dataset record: ``{"messages", "tools"}`` (OpenAI) or ``{"conversations", "tools"}``
+    (ShareGPT, ``tools`` a JSON string or a list). The items decide the shape (``role``/``content`` or
+    ``from``/``value``) whichever key holds them; any ``Mapping`` is a record (a Hugging Face ``datasets``
+    row too). Shape problems are findings (HT602, HT603), not errors; a failure of the validator itself is
+    an HT604 finding.
+
+    >>> r = validate_record({"messages": [{"role": "user", "content": "hi"},
+    ...     {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+    ...      "function": {"name": "nope", "arguments": "{}"}}]}], "tools": []})
+    >>> r.codes
+    ('HT301',)
+    """
+    selector = selector or Selector()
+    try:
+        return _validate_record(record, tools, dialect, selector, check_formats, round_trip)
+    except HermesError:
+        raise
+    except Exception as exc:  # RecursionError on absurd nesting, ValueError on huge numbers, …
+        return _failed(exc)  # never hidden by select/ignore
+
+
+def _validate_record(
+    record: Any,
+    tools: Sequence[Any] | None,
+    dialect: str,
+    selector: Selector,
+    check_formats: bool,
+    round_trip: bool,
+) -> ValidationReport:
+    if _needs_plain(record):
+        record = _plain(record)
+    conv: Conversation
+    extra: list[Finding] = []
+    record_tools: Any = None
+    key = _messages_key(record)
+    if key is not None and _shape(record[key]) == "openai":
+        conv = from_openai(record[key], dialect=dialect, path=(key,))
+    elif key is not None:
+        conv = from_sharegpt(record[key], dialect=dialect, path=(key,))
+    else:
+        what = "a JSON object" if isinstance(record, dict) else f"a JSON {type(record).__name__}"
+        extra.append(finding("HT602", f"{what} with neither `messages` nor `conversations` list", value_where(())))
+        conv = Conversation(messages=())
+    if isinstance(record, dict) and "tools" in record:
+        record_tools = record["tools"]
+        if isinstance(record_tools, str):
+            from .. import _jsonio as jsonio
+
+            text = record_tools
+            record_tools = jsonio.loads_or_none(text) if text.strip() else []
+            if record_tools is None and text.strip() != "null":
+                record_tools = "not JSON"
+        if record_tools is not None and not isinstance(record_tools, list):
+            what = "is not JSON" if record_tools == "not JSON" else "is not a list"
+            message = f"`tools` {what}: it must be a list of tool objects (or its JSON text)"
+            extra.append(finding("HT603", message, value_where(("tools",))))
+            record_tools = None
+    if record_tools is not None or extra:
+        conv = Conversation(
+            messages=conv.messages,
+            findings=conv.findings + tuple(extra),
+            tools=record_tools if record_tools is not None else conv.tools,
+            tools_path=("tools",) if isinstance(record, dict) and isinstance(record.get("tools"), list) else None,
+        )
+    return validate_conversation(
+        conv, tools=tools, dialect=dialect, selector=selector, check_formats=check_formats, round_trip=round_trip
+    )
+
+
+def _as_dict(m: Message) -> dict[str, Any]:
+    """A ``Message`` value as the OpenAI message dict it stands for."""
+    out: dict[str, Any] = {"role": m.role, "content": m.content}
+    if m.reasoning is not None:
+        out["reasoning_content"] = m.reasoning
+    if m.tool_calls:
+        out["tool_calls"] = [
+            {
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+                **({"id": c.id} if c.id else {}),
+            }
+            for c in m.tool_calls
+        ]
+    if m.tool_call_id is not None:
+        out["tool_call_id"] = m.tool_call_id
+    if m.name is not None:
+        out["name"] = m.name
+    return out
+
+
+def validate(
+    target: Completion | Transcript | Sequence[Any],  # messages: OpenAI dicts or Message values
+    *,
+    tools: Sequence[Any] | None = None,
+    dialect: str = "hermes",
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    strict: bool = False,
+    check_formats: bool = False,
+    round_trip: bool = True,
+) -> ValidationReport:
+    """Validate a parsed completion, a parsed transcript, or OpenAI chat messages.
+
+    Args:
+        target: a ``Completion``, a ``Transcript`` (its parse diagnostics are included), or a list of
+            OpenAI message dicts or ``Message`` values (assistant ``content`` holding wire text is parsed).
+        tools: OpenAI tool objects; default: the transcript's ``<tools>`` blocks (no name check when
+            there are none).
+        dialect: the dialect whose role rules and round trip apply.
+        select: codes or prefixes to report (default all); ``ignore``: codes or prefixes to drop.
+        strict: raise ``ValidationError`` when an error is found.
+        check_formats: also check JSON-Schema ``format`` keywords (email, date-time, …).
+        round_trip: run the render → parse round trip of results that hold a ``<`` (HT504).
+
+    Returns:
+        The findings, in input order.
+
+    Raises:
+        ValidationError: ``strict`` and an error was found.
+        UsageError: an unknown dialect, a bad code prefix, or a target of another type.
+
+    >>> msgs = [{"role": "user", "content": "hi"}, {"role": "tool", "content": "42", "tool_call_id": "x"}]
+    >>> validate(msgs).codes
+    ('HT402',)
+    """
+    selector = Selector(select, ignore)
+    if isinstance(target, Completion):
+        conv = from_completion(target)
+    elif isinstance(target, Transcript):
+        conv = from_transcript(target)
+    elif isinstance(target, Sequence) and not isinstance(target, (str, bytes)):
+        items = [_as_dict(m) if isinstance(m, Message) else m for m in target]
+        conv = from_openai(items, dialect=get_profile(dialect).name)
+    else:
+        raise UsageError(f"cannot validate a {type(target).__name__}: pass a Completion, a Transcript or messages")
+    try:
+        report = validate_conversation(
+            conv, tools=tools, dialect=dialect, selector=selector, check_formats=check_formats, round_trip=round_trip
+        )
+    except HermesError:
+        raise
+    except Exception as exc:  # a failure of the validator itself: a finding, never a traceback
+        report = _failed(exc)  # never hidden by select/ignore
+    if strict and report.errors:
+        raise ValidationError(f"{len(report.errors)} validation error(s)", report.errors)
+    return report

@@ -1,0 +1,383 @@
+"""Build the conversation view from a parsed text, OpenAI messages, or a ShareGPT conversation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .. import _jsonio as jsonio
+from .._diagnostics import make
+from .._model import (
+    Completion,
+    Diagnostic,
+    Part,
+    Reasoning,
+    Text,
+    ToolCall,
+    ToolResponse,
+    ToolsBlock,
+    Transcript,
+)
+from ..tags import CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, THINK_OPEN
+from ._engines import parse_completion, parse_transcript
+from ._locate import JsonPath
+from ._view import Piece, Source, VCall, VMessage, VReasoning, VResult, Where, value_where
+
+__all__ = ["Conversation", "Finding", "finding", "from_completion", "from_openai", "from_sharegpt", "from_transcript"]
+
+Finding = tuple[Diagnostic, Where]
+
+_CALL_OPEN = len(CALL_OPEN)
+_OPENERS = {"think": THINK_OPEN, "scratch_pad": SCRATCH_OPEN}
+_SHAREGPT_ROLES = {
+    "system": "system",
+    "human": "user",
+    "user": "user",
+    "gpt": "assistant",
+    "assistant": "assistant",
+    "tool": "tool",
+    "function_response": "tool",
+    "observation": "tool",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conversation:
+    """The view of one input: messages, the findings made while reading it, and the tools it declares.
+
+    ``tools`` is None when the input declares none; ``completion`` is True for a single model output
+    (no conversation checks then).
+    """
+
+    messages: tuple[VMessage, ...]
+    findings: tuple[Finding, ...] = ()
+    tools: tuple[Any, ...] | None = None
+    tools_path: JsonPath | None = None
+    completion: bool = False
+
+
+def finding(code: str, message: str, where: Where, *, hint: str | None = None) -> Finding:
+    """A catalogue diagnostic located at ``where``."""
+    return make(code, message, where.span, strict=False, hint=hint), where
+
+
+def _message_from_parts(
+    role: str,
+    parts: Sequence[Part],
+    diagnostics: Sequence[Diagnostic],
+    source: Source,
+    shift: int,
+    where: Where,
+    raw: tuple[Piece, ...] = (),
+) -> tuple[VMessage, list[Any]]:
+    """A message from parsed parts (spans shifted by ``shift`` into ``source``); also the tools found."""
+
+    def at(start: int, end: int) -> Where:
+        return source.where(start - shift, end - shift)
+
+    stringified = [d.span for d in diagnostics if d.code == "HT201"]
+    calls: list[VCall] = []
+    results: list[VResult] = []
+    reasoning: list[VReasoning] = []
+    pieces: list[Piece] = []
+    order: list[Literal["call", "reasoning"]] = []
+    tools: list[Any] = []
+    for p in parts:
+        if isinstance(p, Text):
+            pieces.append(Piece(kind="content", text=p.text, source=source, base=p.span.start - shift, parsed=True))
+        elif isinstance(p, Reasoning):
+            base = p.span.start - shift + (len(_OPENERS.get(p.kind, "")) if p.opened else 0)
+            reasoning.append(VReasoning(kind=p.kind, text=p.text, where=at(p.span.start, p.span.end)))
+            pieces.append(Piece(kind="reasoning", text=p.text, source=source, base=base, parsed=True))
+            order.append("reasoning")
+        elif isinstance(p, ToolCall):
+            string_form = any(p.span.start <= s.start < p.span.end for s in stringified)
+            calls.append(
+                VCall(
+                    name=p.name,
+                    id=None,
+                    arguments=p.arguments,
+                    encoding="string" if string_form else "object",
+                    where=at(p.span.start, p.span.end),
+                    json_source=source,
+                    json_base=p.span.start - shift + _CALL_OPEN,
+                    json_text=p.raw[_CALL_OPEN:],
+                    json_prefix=("arguments",),
+                )
+            )
+            order.append("call")
+        elif isinstance(p, ToolResponse):
+            offset = p.raw.find(p.content) if p.content else -1
+            base = p.span.start - shift + (offset if offset >= 0 else 0)
+            where = at(p.span.start, p.span.end)
+            results.append(VResult(content=p.content, name=p.name, tool_call_id=None, where=where))
+            pieces.append(Piece(kind="result", text=p.content, source=source, base=base, parsed=True))
+        elif isinstance(p, ToolsBlock):
+            tools.extend(p.tools)
+    message = VMessage(
+        role=role,
+        where=where,
+        from_text=True,
+        calls=tuple(calls),
+        results=tuple(results),
+        reasoning=tuple(reasoning),
+        pieces=tuple(pieces),
+        order=tuple(order),
+        raw=raw,
+    )
+    return message, tools
+
+
+def _diag_findings(diagnostics: Sequence[Diagnostic], source: Source, shift: int) -> list[Finding]:
+    from ._forged import forged_findings  # HT505-HT507: what an HT006 tail would forge (issue 12)
+
+    forged = [f for d in diagnostics if d.code == "HT006" for f in forged_findings(d, source, shift)]
+    return _shifted(diagnostics, source, shift) + forged
+
+
+def _shifted(diagnostics: Sequence[Diagnostic], source: Source, shift: int) -> list[Finding]:
+    if not shift:
+        return [(d, source.where_span(d.span)) for d in diagnostics]
+    out = []
+    for d in diagnostics:
+        w = source.where(d.span.start - shift, d.span.end - shift)
+        out.append((Diagnostic(code=d.code, severity=d.severity, message=d.message, span=w.span, hint=d.hint), w))
+    return out
+
+
+def from_completion(completion: Completion, *, path: JsonPath | None = None) -> Conversation:
+    """The view of a parsed completion: one assistant message."""
+    source = Source(completion.source, path)
+    message, _ = _message_from_parts(
+        "assistant", completion.parts, completion.diagnostics, source, 0, source.where(0, 0)
+    )
+    return Conversation(
+        messages=(message,), findings=tuple(_diag_findings(completion.diagnostics, source, 0)), completion=True
+    )
+
+
+def from_transcript(transcript: Transcript, *, path: JsonPath | None = None) -> Conversation:
+    """The view of a parsed transcript: one message per turn, tools from its ``<tools>`` blocks."""
+    source = Source(transcript.source, path)
+    messages = []
+    tools: list[Any] = []
+    for turn in transcript.turns:
+        diags = [d for d in transcript.diagnostics if turn.span.start <= d.span.start < turn.span.end]
+        message, found = _message_from_parts(
+            turn.role, turn.parts, diags, source, 0, source.where(turn.header.start, turn.header.end)
+        )
+        messages.append(message)
+        tools.extend(found)
+    return Conversation(
+        messages=tuple(messages),
+        findings=tuple(_diag_findings(transcript.diagnostics, source, 0)),
+        tools=tuple(tools) if tools else None,
+    )
+
+
+def _text_of(content: Any, path: JsonPath, bad: Callable[[str, JsonPath], None]) -> list[tuple[str, JsonPath]]:
+    """The strings of an OpenAI ``content`` (a string, None, or a list of text parts), with their paths."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [(content, path)]
+    if isinstance(content, list):
+        out = []
+        for k, part in enumerate(content):
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                out.append((part["text"], (*path, k, "text")))
+            elif not (isinstance(part, dict) and part.get("type") not in (None, "text")):
+                bad("a content part must be an object with a string `text`", (*path, k))
+        return out
+    bad(f"content must be a string, a list of parts or null, not {type(content).__name__}", path)
+    return []
+
+
+def hermes_result_name(content: str) -> str | None:
+    """The ``name`` of a classic Hermes result ``{"name": …, "content": …}``, else None (as the parsers read it)."""
+    from .._body import response_name
+
+    return response_name(content)
+
+
+def _openai_calls(
+    tool_calls: Any, path: JsonPath, findings: list[Finding], bad: Callable[[str, JsonPath], None]
+) -> tuple[list[VCall], list[Piece]]:
+    calls: list[VCall] = []
+    pieces: list[Piece] = []
+    if tool_calls is None:
+        return calls, pieces
+    if not isinstance(tool_calls, list):
+        bad("tool_calls must be a list", path)
+        return calls, pieces
+    for j, tc in enumerate(tool_calls):
+        tpath = (*path, j)
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            bad("a tool call must be {id, type, function: {name, arguments}}", tpath)
+            continue
+        call_id = tc.get("id") if isinstance(tc.get("id"), str) else None
+        apath = (*tpath, "function", "arguments")
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            src = Source(args, apath)
+            decoded = jsonio.loads_or_none(args) if args.strip() else None
+            pieces.append(Piece(kind="arguments", text=args, source=src, base=0, parsed=False))
+            if not isinstance(decoded, dict):
+                what = "is not JSON" if decoded is None and args.strip() != "null" else "is not a JSON object"
+                findings.append(finding("HT303", f"arguments of {fn['name']!r} {what}", src.where(0, len(args))))
+            calls.append(
+                VCall(
+                    name=fn["name"],
+                    id=call_id,
+                    arguments=decoded if isinstance(decoded, dict) else None,
+                    encoding="string",
+                    where=value_where(tpath),
+                    json_source=src,
+                    json_text=args,
+                )
+            )
+        elif isinstance(args, dict):
+            calls.append(
+                VCall(
+                    name=fn["name"],
+                    id=call_id,
+                    arguments=args,
+                    encoding="object",
+                    where=value_where(tpath),
+                    object_path=apath,
+                )
+            )
+        else:
+            bad("function.arguments must be a JSON string or an object", apath)
+    return calls, pieces
+
+
+def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -> Conversation:
+    """The view of OpenAI chat messages; wire text inside assistant or user content is parsed."""
+    findings: list[Finding] = []
+    out: list[VMessage] = []
+
+    def bad(message: str, where_path: JsonPath) -> None:
+        findings.append(finding("HT603", message, value_where(where_path)))
+
+    for i, msg in enumerate(messages):
+        mpath = (*path, i)
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            bad("a message must be an object with a string `role`", mpath)
+            continue
+        role = msg["role"]
+        texts = _text_of(msg.get("content"), (*mpath, "content"), bad)
+        wire = role == "assistant" and any("<" in t for t, _ in texts)
+        wire = wire or (role == "user" and any(RESP_OPEN in t for t, _ in texts))
+        if wire and len(texts) == 1:
+            message, _ = _from_wire(role, texts[0][0], texts[0][1], dialect, findings)
+        else:
+            pieces = [Piece(kind="content", text=t, source=Source(t, p), base=0, parsed=False) for t, p in texts]
+            message = VMessage(role=role, where=value_where(mpath), from_text=False, pieces=tuple(pieces))
+        calls, arg_pieces = _openai_calls(msg.get("tool_calls"), (*mpath, "tool_calls"), findings, bad)
+        reasoning: list[VReasoning] = list(message.reasoning)
+        pieces = list(message.pieces) + arg_pieces
+        for key in ("reasoning_content", "reasoning"):
+            text = msg.get(key)
+            if isinstance(text, str) and text:
+                src = Source(text, (*mpath, key))
+                reasoning.append(VReasoning(kind=key, text=text, where=src.where(0, len(text))))
+                pieces.append(Piece(kind="reasoning", text=text, source=src, base=0, parsed=False))
+        results = list(message.results)
+        if role == "tool":
+            content = "".join(t for t, _ in texts)
+            cpath = texts[0][1] if len(texts) == 1 else (*mpath, "content")
+            src = Source(content, cpath)
+            tool_call_id = msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None
+            results.append(
+                VResult(
+                    content=content,
+                    name=hermes_result_name(content) or (msg["name"] if isinstance(msg.get("name"), str) else None),
+                    tool_call_id=tool_call_id,
+                    where=src.where(0, len(content)) if len(texts) == 1 else value_where(mpath),
+                )
+            )
+            pieces = [
+                Piece(kind="result", text=p.text, source=p.source, base=p.base, parsed=False)
+                if p.kind == "content"
+                else p
+                for p in pieces
+            ]
+        out.append(
+            VMessage(
+                role=role,
+                where=value_where(mpath),
+                from_text=message.from_text,
+                calls=message.calls + tuple(calls),
+                results=tuple(results),
+                reasoning=tuple(reasoning),
+                pieces=tuple(pieces),
+                order=message.order + tuple("call" for _ in calls),
+                raw=message.raw,
+            )
+        )
+    return Conversation(messages=tuple(out), findings=tuple(findings))
+
+
+def _from_wire(
+    role: str, text: str, path: JsonPath, dialect: str, findings: list[Finding]
+) -> tuple[VMessage, list[Any]]:
+    """A message whose string at ``path`` is Hermes wire text: parsed at the role's body level."""
+    source = Source(text, path)
+    raw = (Piece(kind="content", text=text, source=source, base=0, parsed=False),)
+    if role == "assistant":
+        completion = parse_completion(text, dialect=dialect)
+        findings.extend(_diag_findings(completion.diagnostics, source, 0))
+        return _message_from_parts(role, completion.parts, completion.diagnostics, source, 0, value_where(path), raw)
+    header = f"{IM_START}{role}\n"
+    transcript = parse_transcript(header + text + IM_END, dialect=dialect)
+    parts = transcript.turns[0].parts if transcript.turns else ()
+    findings.extend(_diag_findings(transcript.diagnostics, source, len(header)))
+    return _message_from_parts(role, parts, transcript.diagnostics, source, len(header), value_where(path), raw)
+
+
+def from_sharegpt(conversations: Sequence[Any], *, dialect: str, path: JsonPath = ()) -> Conversation:
+    """The view of a ShareGPT conversation (``from``: system/human/gpt/tool; wire text in the values)."""
+    findings: list[Finding] = []
+    out: list[VMessage] = []
+    tools: list[Any] = []
+    for i, turn in enumerate(conversations):
+        tpath = (*path, i)
+        if not isinstance(turn, dict) or not isinstance(turn.get("value"), str):
+            findings.append(
+                finding("HT603", "a turn must be an object with `from` and a string `value`", value_where(tpath))
+            )
+            continue
+        sender = turn.get("from")
+        role = _SHAREGPT_ROLES.get(sender) if isinstance(sender, str) else None
+        if role is None:
+            findings.append(
+                finding(
+                    "HT603",
+                    f"unknown ShareGPT sender {sender!r} (system, human, gpt, tool)",
+                    value_where((*tpath, "from")),
+                )
+            )
+            continue
+        value = turn["value"]
+        vpath = (*tpath, "value")
+        wire = "<" in value and (role in ("assistant", "tool", "system") or RESP_OPEN in value)
+        src = Source(value, vpath)
+        if wire:
+            message, found = _from_wire(role, value, vpath, dialect, findings)
+            tools.extend(found)
+        else:
+            piece = Piece(kind="content", text=value, source=src, base=0, parsed=False)
+            message = VMessage(role=role, where=value_where(vpath), from_text=True, pieces=(piece,))
+        if role == "tool" and not message.results:  # a bare result, as omp writes it
+            result = VResult(
+                content=value, name=hermes_result_name(value), tool_call_id=None, where=src.where(0, len(value))
+            )
+            piece = Piece(kind="result", text=value, source=src, base=0, parsed=False)
+            message = VMessage(
+                role=role, where=message.where, from_text=True, results=(result,), pieces=(piece,), raw=message.raw
+            )
+        out.append(message)
+    return Conversation(messages=tuple(out), findings=tuple(findings), tools=tuple(tools) if tools else None)

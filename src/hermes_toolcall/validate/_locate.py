@@ -1,0 +1,148 @@
+"""Find where a JSON value lies in its source text, so dataset diagnostics point at a line:column.
+
+Only used for the few records that have findings, so a small scanner in Python is fast enough.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["JsonPath", "locate", "string_offset"]
+
+JsonPath = tuple[str | int, ...]
+
+_WS = re.compile(r"[ \t\r\n]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR = re.compile(r"[^\s,\]\}:]+")
+
+
+def _skip_ws(text: str, i: int) -> int:
+    m = _WS.match(text, i)
+    return m.end() if m else i
+
+
+def _value_end(text: str, i: int) -> int:
+    """End offset of the JSON value starting at ``i`` (which is not whitespace); -1 when malformed."""
+    if i >= len(text):
+        return -1
+    c = text[i]
+    if c == '"':
+        m = _STRING.match(text, i)
+        return m.end() if m else -1
+    if c in "{[":
+        depth = 0
+        j = i
+        n = len(text)
+        while j < n:
+            ch = text[j]
+            if ch == '"':
+                m = _STRING.match(text, j)
+                if not m:
+                    return -1
+                j = m.end()
+                continue
+            if ch in "{[":
+                depth += 1
+            elif ch in "}]":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+            j += 1
+        return -1
+    m = _SCALAR.match(text, i)
+    return m.end() if m else -1
+
+
+def _child(text: str, start: int, key: str | int) -> int:
+    """Start offset of the member ``key`` of the container at ``start``; -1 when absent."""
+    opener = text[start]
+    i = _skip_ws(text, start + 1)
+    index = 0
+    while i < len(text) and text[i] not in "}]":
+        if opener == "{":
+            m = _STRING.match(text, i)
+            if not m:
+                return -1
+            name = _decode_key(m.group())
+            i = _skip_ws(text, m.end())
+            if i >= len(text) or text[i] != ":":
+                return -1
+            i = _skip_ws(text, i + 1)
+            if name == key:
+                return i
+        elif index == key:
+            return i
+        end = _value_end(text, i)
+        if end < 0:
+            return -1
+        i = _skip_ws(text, end)
+        if i < len(text) and text[i] == ",":
+            i = _skip_ws(text, i + 1)
+        index += 1
+    return -1
+
+
+def _decode_key(token: str) -> str:
+    if "\\" not in token:
+        return token[1:-1]
+    from .._jsonio import loads_or_none
+
+    value = loads_or_none(token)
+    return value if isinstance(value, str) else token[1:-1]
+
+
+def locate(text: str, path: Sequence[str | int]) -> tuple[int, int] | None:
+    """The ``[start, end)`` offsets of the value at ``path`` in the JSON ``text``, or None.
+
+    Args:
+        text: a JSON document (one JSONL line).
+        path: object keys and array indices from the root.
+
+    Returns:
+        The raw offsets of the value (quotes included for a string), or None when not found.
+
+    >>> locate('{"a": [1, {"b": "x"}]}', ("a", 1, "b"))
+    (16, 19)
+    """
+    i = _skip_ws(text, 0)
+    for key in path:
+        if i >= len(text) or text[i] not in "{[":
+            return None
+        if (text[i] == "{") != isinstance(key, str):
+            return None
+        i = _child(text, i, key)
+        if i < 0:
+            return None
+    end = _value_end(text, i)
+    return None if end < 0 else (i, end)
+
+
+def string_offset(text: str, start: int, decoded: int) -> int:
+    """Raw offset in ``text`` of character ``decoded`` of the JSON string token at ``start``.
+
+    Escapes (``\\n``, ``\\"``, ``\\u00e9``, surrogate pairs) count as one decoded character each.
+
+    >>> string_offset('"a\\\\nb"', 0, 2)
+    4
+    """
+    i = start + 1
+    n = len(text)
+    count = 0
+    while i < n and count < decoded:
+        ch = text[i]
+        if ch == '"':
+            break
+        if ch == "\\" and i + 1 < n:
+            if text[i + 1] == "u":
+                code = text[i + 2 : i + 6]
+                i += 6
+                if code.lower().startswith("d8") or code.lower()[:2] in ("d9", "da", "db"):
+                    if text[i : i + 2] == "\\u":
+                        i += 6  # the low surrogate: one decoded character with its high half
+            else:
+                i += 2
+        else:
+            i += 1
+        count += 1
+    return i

@@ -1,0 +1,141 @@
+"""One conversation view for every input the validator takes: parsed text, OpenAI messages, ShareGPT.
+
+Each message of the view keeps where its pieces come from (``Source``), so that every finding points
+at the parsed text (a span of the source) or at a string of a JSON record (a JSON path plus a span
+inside that string).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .._model import Span
+from .._positions import LineIndex
+from ._locate import JsonPath, locate
+
+__all__ = ["Piece", "Source", "VCall", "VMessage", "VReasoning", "VResult", "Where"]
+
+_ZERO = Span(start=0, end=0, line=1, column=1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Where:
+    """Where a finding points: ``path`` None means ``span`` is into the parsed source text; otherwise
+    ``span`` is into the string at the JSON ``path`` of the record (``in_value``) or covers the value."""
+
+    span: Span
+    path: JsonPath | None = None
+    in_value: bool = True
+
+
+class Source:
+    """A text that findings point into: the parsed input (path None) or a string of a JSON record."""
+
+    __slots__ = ("_index", "path", "text")
+
+    def __init__(self, text: str, path: JsonPath | None = None) -> None:
+        self.text = text
+        self.path = path
+        self._index: LineIndex | None = None
+
+    def where(self, start: int, end: int) -> Where:
+        """The location of ``[start, end)`` of this text."""
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        start = max(0, min(start, len(self.text)))
+        end = max(start, min(end, len(self.text)))
+        return Where(span=self._index.span(start, end), path=self.path)
+
+    def where_span(self, span: Span) -> Where:
+        """A span already computed against this text."""
+        return Where(span=span, path=self.path)
+
+
+def value_where(path: JsonPath) -> Where:
+    """The location of a whole JSON value of a record."""
+    return Where(span=_ZERO, path=path, in_value=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Piece:
+    """A piece of text to scan for markers: message content, reasoning, a result, call arguments.
+
+    ``parsed`` is True when the piece came out of the parser (markers in it were already read as
+    structure), False when it is a string of a JSON message written as is.
+    """
+
+    kind: Literal["content", "reasoning", "result", "arguments"]
+    text: str
+    source: Source
+    base: int
+    parsed: bool
+
+    def where(self, start: int, end: int) -> Where:
+        """Location of ``[start, end)`` of the piece."""
+        return self.source.where(self.base + start, self.base + end)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VCall:
+    """A call: name, decoded arguments (None when they could not be decoded), their encoding."""
+
+    name: str
+    id: str | None
+    arguments: Any
+    encoding: Literal["object", "string"]
+    where: Where
+    json_source: Source | None = None  # text holding the call's JSON (to point into the arguments)
+    json_base: int = 0  # offset of that JSON in json_source
+    json_text: str = ""  # the JSON text itself
+    json_prefix: JsonPath = ()  # path of the arguments inside json_text
+    object_path: JsonPath | None = None  # JSON path of an arguments object of a record
+
+    def argument_where(self, path: tuple[str | int, ...]) -> Where:
+        """Where the arguments value at ``path`` lies (falls back to the whole call)."""
+        if self.object_path is not None:
+            return value_where(self.object_path + path)
+        if self.json_source is not None:
+            found = locate(self.json_text, self.json_prefix + path)
+            if found is not None:
+                return self.json_source.where(self.json_base + found[0], self.json_base + found[1])
+        return self.where
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VResult:
+    """A result: its content, the Hermes ``name`` when the body is ``{"name", "content"}``, its id."""
+
+    content: str
+    name: str | None
+    tool_call_id: str | None
+    where: Where
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VReasoning:
+    """A reasoning block (or ``reasoning_content``)."""
+
+    kind: str
+    text: str
+    where: Where
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VMessage:
+    """One message of the view.
+
+    ``from_text`` is True when the message was read from the wire format (a parsed turn or a ShareGPT
+    value), so its role is the turn's role; ``order`` lists the call and reasoning parts in order;
+    ``raw`` holds record strings that were parsed, scanned only for control tokens.
+    """
+
+    role: str
+    where: Where
+    from_text: bool
+    calls: tuple[VCall, ...] = ()
+    results: tuple[VResult, ...] = ()
+    reasoning: tuple[VReasoning, ...] = ()
+    pieces: tuple[Piece, ...] = ()
+    order: tuple[Literal["call", "reasoning"], ...] = ()
+    raw: tuple[Piece, ...] = ()
