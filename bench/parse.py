@@ -246,7 +246,7 @@ def load_revision(rev: str) -> Any:
 def before_after(rev: str, sizes: list[float], repeat: int, memory_mb: float) -> None:
     """This tree's ``parse_transcript`` against revision ``rev``'s: time, then memory (same run)."""
     old = load_revision(rev)
-    old_ids = importlib.import_module("hermes_toolcall_before.ids").sequential_ids
+    old_ids = importlib.import_module("hermes_toolcall_before").sequential_ids
     ids = sequential_ids()
     before_ids = old_ids()
 

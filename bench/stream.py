@@ -352,7 +352,7 @@ def load_revision(rev: str) -> Any:
 def before_after(rev: str, size: int, rep: int) -> None:
     """Time this tree's StreamParser and revision ``rev``'s on the same chunks, alternately (same run)."""
     before_cls = load_revision(rev)
-    ids_before = importlib.import_module("hermes_toolcall_before.ids").sequential_ids
+    ids_before = importlib.import_module("hermes_toolcall_before").sequential_ids
 
     def runner(cls: Any, ids: Any, chunks: Sequence[str], level: str, **kw: Any) -> Callable[[], object]:
         def go() -> object:
