@@ -287,3 +287,28 @@ def test_strategies_need_hypothesis(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, "hermes_toolcall.testing._strategies")
     with pytest.raises(UsageError, match="needs hypothesis"):
         importlib.import_module("hermes_toolcall.testing._strategies")
+
+
+def test_regression_conversations_never_draw_an_unterminated_json_result() -> None:
+    """Hypothesis found conversations('qwq') drawing the tool result '["', which the renderer refuses (an
+    unterminated JSON string would swallow '</tool_response>'); the strategy promises renderable conversations."""
+    from hermes_toolcall import render
+    from hermes_toolcall.errors import RenderError
+    from hermes_toolcall.testing._strategies import ends_at_its_closer
+
+    assert not ends_at_its_closer('["')
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "0"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "call_1_0", "type": "function", "function": {"name": "a", "arguments": {"a": "0"}}}],
+        },
+        {"role": "tool", "tool_call_id": "call_1_0", "content": '["'},
+        {"role": "assistant", "content": "0"},
+    ]
+    with pytest.raises(RenderError):
+        render(messages, dialect="qwq")
+    messages[2]["content"] = '[""]'
+    assert ends_at_its_closer('[""]')
+    render(messages, dialect="qwq")

@@ -24,7 +24,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .. import _jsonio as jsonio
 from .._profiles import get_profile
 from ..conformance._generate import FRAGMENTS, MARKERS, VALID_CALLS
-from ..tags import CALL_CLOSE, CALL_OPEN, IM_END
+from ..render._injection import block_end
+from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, RESP_CLOSE, RESP_OPEN
 
 __all__ = [
     "CompletionCase",
@@ -130,6 +131,23 @@ def _message_text() -> SearchStrategy[str]:
     return plain_texts(min_size=1, max_size=30).map(str.strip).filter(bool)
 
 
+def ends_at_its_closer(result: str) -> bool:
+    """A tool result whose ``<tool_response>`` block ends at its own closer (the renderer refuses others).
+
+    A body that looks like JSON (``{``/``[`` first) is read string-aware, so an unterminated string in it
+    would swallow the closer (docs/parsing.md §5.3).
+
+    >>> ends_at_its_closer('["'), ends_at_its_closer('[""]'), ends_at_its_closer('x "')
+    (False, True, True)
+    """
+    return block_end(result + RESP_CLOSE, RESP_CLOSE, RESP_OPEN) == len(result)
+
+
+def _result_text() -> SearchStrategy[str]:
+    # A tool result the renderer accepts (hypothesis found '["', which plain texts may draw).
+    return _message_text().filter(ends_at_its_closer)
+
+
 @st.composite
 def conversations(
     draw: Callable[..., Any], dialect: str = "hermes"
@@ -161,7 +179,7 @@ def conversations(
                 )
             messages.append({"role": "assistant", "content": "", "tool_calls": calls})
             for c in calls:
-                messages.append({"role": "tool", "tool_call_id": c["id"], "content": draw(_message_text())})
+                messages.append({"role": "tool", "tool_call_id": c["id"], "content": draw(_result_text())})
         messages.append({"role": "assistant", "content": draw(_message_text())})
     return messages, declared
 
