@@ -27,17 +27,11 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
-import importlib.util
 import random
 import re
-import subprocess
-import sys
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -222,31 +216,12 @@ def memory(mb: float) -> None:
         print(f"| {name} | {len(text):,} | {size:,} | {ratio * size / 1e6:.1f} | {ratio:.2f}x |")
 
 
-def load_revision(rev: str) -> Any:
-    """The package ``hermes_toolcall`` of git revision ``rev``, imported beside this tree's as
-    ``hermes_toolcall_before``."""
-    root = Path(__file__).resolve().parent.parent
-    target = Path(tempfile.mkdtemp(prefix="hermes-before-"))
-    archive = subprocess.run(
-        ["git", "-C", str(root), "archive", rev, "src/hermes_toolcall"], check=True, capture_output=True
-    )
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    package = target / "src" / "hermes_toolcall"
-    name = "hermes_toolcall_before"
-    spec = importlib.util.spec_from_file_location(
-        name, package / "__init__.py", submodule_search_locations=[str(package)]
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def before_after(rev: str, sizes: list[float], repeat: int, memory_mb: float) -> None:
     """This tree's ``parse_transcript`` against revision ``rev``'s: time, then memory (same run)."""
+    from stream import load_revision  # bench/stream.py, beside this file
+
     old = load_revision(rev)
-    old_ids = importlib.import_module("hermes_toolcall_before").sequential_ids
+    old_ids = old.sequential_ids
     ids = sequential_ids()
     before_ids = old_ids()
 

@@ -330,7 +330,8 @@ def machine_costs() -> dict[str, float]:
 
 
 def load_revision(rev: str) -> Any:
-    """The ``StreamParser`` class of git revision ``rev``, imported beside this tree's as a second package."""
+    """The package ``hermes_toolcall`` of git revision ``rev``, imported beside this tree's as
+    ``hermes_toolcall_before`` (bench/parse.py uses it too)."""
     root = Path(__file__).resolve().parent.parent
     target = Path(tempfile.mkdtemp(prefix="hermes-before-"))
     archive = subprocess.run(
@@ -346,13 +347,13 @@ def load_revision(rev: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return importlib.import_module(f"{name}.statemachine").StreamParser
+    return module
 
 
 def before_after(rev: str, size: int, rep: int) -> None:
     """Time this tree's StreamParser and revision ``rev``'s on the same chunks, alternately (same run)."""
-    before_cls = load_revision(rev)
-    ids_before = importlib.import_module("hermes_toolcall_before").sequential_ids
+    before = load_revision(rev)
+    before_cls, ids_before = before.StreamParser, before.sequential_ids
 
     def runner(cls: Any, ids: Any, chunks: Sequence[str], level: str, **kw: Any) -> Callable[[], object]:
         def go() -> object:
