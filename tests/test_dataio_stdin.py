@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import dataset_records
 from hermes_toolcall.dataio._compressed import CorruptInputError, decompress, kind_of
@@ -201,3 +203,30 @@ def test_engine_ray_refuses_standard_input_before_starting_ray() -> None:
     proc = _validate(gzip.compress(_data(5)), "--engine", "ray")
     assert proc.returncode == EXIT_INPUT
     assert b"--engine ray reads files, not standard input" in proc.stderr
+
+
+_FULL = _data(40)
+_PACKED = {k: _pack(k, _FULL) for k in KINDS}
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(KINDS), cut=st.floats(min_value=0.0, max_value=1.0))
+def test_compressed_input_cut_anywhere_reads_a_prefix_then_ht611(kind: str, cut: float) -> None:
+    """An archive cut at any byte: the records read are those of the whole archive (the last may be cut
+    short), then HT611 (``CorruptInputError``), never another error and never a silent end."""
+    from hermes_toolcall.dataio._sources import _decompressed_records
+
+    packed = _PACKED[kind]
+    n = int(len(packed) * cut)
+    full = [r.text for r in _decompressed_records(decompress(io.BytesIO(packed), kind), None, "<stdin>", kind, "auto")]
+    got: list[str] = []
+    try:
+        for record in _decompressed_records(decompress(io.BytesIO(packed[:n]), kind), None, "<stdin>", kind, "auto"):
+            got.append(record.text)
+    except CorruptInputError as exc:
+        assert str(exc).startswith("HT611 <stdin>: ")
+    else:  # ending cleanly means nothing was cut (an empty input has no records)
+        assert n in (0, len(packed)), f"a {kind} archive cut at byte {n} of {len(packed)} read as complete"
+        assert got == (full if n else [])
+    assert got[:-1] == full[: max(0, len(got) - 1)]
+    assert not got or full[len(got) - 1].startswith(got[-1])
