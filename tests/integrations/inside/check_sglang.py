@@ -15,6 +15,7 @@ from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs,
 from sglang.srt.entrypoints.openai.protocol import Tool
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
+import hermes_toolcall.integrations.sglang as plugin
 from hermes_toolcall.integrations.sglang import HermesDetector, register
 
 INPUTS = inputs()
@@ -111,3 +112,10 @@ def test_results_built_directly_equal_pydantic_construction(step: Any) -> None:
     assert got.model_fields_set == expected.model_fields_set
     for g, e in zip(got.calls, expected.calls, strict=True):
         assert g.model_fields_set == e.model_fields_set
+
+
+def test_docstring_examples_with_the_real_server() -> None:
+    """The module's own examples need the server's classes: run here, in its venv (the main venv skips them)."""
+    import doctest
+
+    assert doctest.testmod(plugin, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed == 0

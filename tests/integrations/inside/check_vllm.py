@@ -221,3 +221,10 @@ def test_delta_messages_built_directly_equal_model_construct(step: Any) -> None:
 
 def test_an_empty_step_sends_no_delta() -> None:
     assert plugin._delta_message(("", "", ())) is None
+
+
+def test_docstring_examples_with_the_real_server() -> None:
+    """The module's own examples need the server's classes: run here, in its venv (the main venv skips them)."""
+    import doctest
+
+    assert doctest.testmod(plugin, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed == 0
