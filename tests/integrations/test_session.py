@@ -11,9 +11,12 @@ import doctest
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_toolcall.integrations import _session as session_module
 from hermes_toolcall.integrations._session import Bookkeeping, Policy, Session, as_delta, complete
+from hermes_toolcall.testing import adversarial_texts, chunkings
 
 TEXTS = [
     'Let me check. <tool_call>\n{"name": "f", "arguments": {"city": "Paris", "n": [1, {"a": "}]"}]}}\n'
@@ -57,23 +60,35 @@ def _accumulate(policy: Policy, pieces: list[str], *, use_step: bool) -> tuple[s
     return "".join(content), "".join(reasoning), calls
 
 
+def _check_accumulation(text: str, pieces: list[str], eager: bool) -> None:
+    """``step`` and ``feed`` give the same deltas, which accumulate to ``complete(text)``."""
+    policy = Policy(ids=_ids, eager=eager)
+    whole = complete(text, policy)
+    by_step = _accumulate(policy, pieces, use_step=True)
+    assert by_step == _accumulate(policy, pieces, use_step=False)
+    content, reasoning, calls = by_step
+    assert content == (whole.content or "")
+    assert reasoning == (whole.reasoning or "")
+    valid = {c.index: [c.id, c.name, c.arguments] for c in whole.calls}
+    if eager:  # an announced call that never closed stays with the client as a partial call
+        calls = {i: c for i, c in calls.items() if i in valid}
+    assert calls == valid
+
+
 @pytest.mark.parametrize("text", TEXTS)
 @pytest.mark.parametrize("eager", [False, True])
 def test_step_and_feed_accumulate_to_complete_on_every_chunking(text: str, eager: bool) -> None:
     rng = random.Random(text)
-    policy = Policy(ids=_ids, eager=eager)
-    whole = complete(text, policy)
     for _ in range(25):
-        pieces = _cuts(text, rng)
-        by_step = _accumulate(policy, pieces, use_step=True)
-        assert by_step == _accumulate(policy, pieces, use_step=False)
-        content, reasoning, calls = by_step
-        assert content == (whole.content or "")
-        assert reasoning == (whole.reasoning or "")
-        valid = {c.index: [c.id, c.name, c.arguments] for c in whole.calls}
-        if eager:  # an announced call that never closed stays with the client as a partial call
-            calls = {i: c for i, c in calls.items() if i in valid}
-        assert calls == valid
+        _check_accumulation(text, _cuts(text, rng), eager)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=st.one_of(adversarial_texts(), st.sampled_from(TEXTS)), eager=st.booleans())
+def test_step_and_feed_accumulate_to_complete_on_generated_inputs(data: st.DataObject, text: str, eager: bool) -> None:
+    """The same on generated and adversarial completions (huge numbers, duplicate keys, CRLF, cuts, ...), cut
+    into chunks of every size, 1-char included."""
+    _check_accumulation(text, data.draw(chunkings(text)), eager)
 
 
 def test_step_in_tool_choice_none_gives_the_text_as_content() -> None:
