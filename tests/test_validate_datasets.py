@@ -371,3 +371,45 @@ def test_transcripts_joined_without_the_blank_line_are_reported(tmp_path: Path) 
     separated = tmp_path / "separated.chatml"
     separated.write_text(first + "\n" + second, encoding="utf-8")
     assert [len(check_record(r, Options()).findings) for r in iter_records(separated)] == [0, 0]
+
+
+def _check_or_die(raw: RawRecord, options: Options) -> Any:
+    """``check_record``, except that a record holding ``KILL-WORKER`` ends its process (as an OOM kill would)."""
+    import os
+
+    if "KILL-WORKER" in raw.text and os.getpid() != _PARENT_PID:
+        os._exit(9)
+    return check_record(raw, options)
+
+
+_PARENT_PID = __import__("os").getpid()
+
+
+def test_regression_a_dead_worker_costs_only_its_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that dies (killed, out of memory) broke the whole pool: every record of every batch then in
+    flight was reported HT604, innocent ones included. Now the broken batch is re-checked record by record in
+    a fresh worker: only the record that kills its worker gets HT604, every other record (of that batch, of the
+    batches in flight, of those after) gets exactly its ``--jobs 1`` findings, in input order."""
+    import multiprocessing
+
+    from hermes_toolcall.validate import _runner
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the planted killer reaches the workers only through fork (the default start method on Linux)")
+    good = '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}'
+    bad = '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x", "tool_calls": 3}]}'
+    killer = '{"messages": [{"role": "user", "content": "KILL-WORKER"}]}'
+    texts = [good if i % 3 else bad for i in range(40)]
+    for at in (5, 6, 23):
+        texts[at] = killer
+    records = [RawRecord(number=i + 1, line=i + 1, kind="jsonl", end=0, text=t) for i, t in enumerate(texts)]
+    expected = list(run(records, Options(), jobs=1))
+    monkeypatch.setattr(_runner, "check_record", _check_or_die)
+    got = list(run(records, Options(), jobs=2, batch_size=4))
+    assert [r.number for r in got] == [r.number for r in expected]
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        if texts[i] == killer:
+            assert [f.code for f in g.findings] == ["HT604"], i
+            assert "worker process checking it died" in g.findings[0].message
+        else:
+            assert g == e, i

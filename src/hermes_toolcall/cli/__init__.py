@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from ..errors import HermesError
+from ..errors import HermesError, InternalError
 
 __all__ = ["EXIT_FAILED", "EXIT_FINDINGS", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -77,6 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.func(args)
         sys.stdout.flush()
+    except InternalError as exc:  # the library's own bug, raised as such: the tool failed, not the input
+        if os.environ.get("HERMES_TOOLCALL_TRACEBACK"):
+            raise
+        _say(f"internal error: {type(exc).__name__}: {exc} (please report it; HERMES_TOOLCALL_TRACEBACK=1 shows where)")
+        return EXIT_FAILED
     except HermesError as exc:
         _say(f"error: {exc}")
         return EXIT_USAGE

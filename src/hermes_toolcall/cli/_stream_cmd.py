@@ -21,7 +21,7 @@ from ..errors import StreamError, UsageError
 from ..statemachine import StreamParser
 from ..statemachine._events import Event
 from ..statemachine._openai_chunks import OpenAIChunker
-from ._common import add_parse_options, print_diagnostics
+from ._common import add_parse_options, display_name, print_diagnostics
 from ._parse_flags import add_start_flags, add_tools_flags, start_kwargs, tools_kwargs
 
 __all__ = ["event_json", "read_chunks", "register"]
@@ -58,32 +58,54 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_run)
 
 
-def read_chunks(stream: BinaryIO, *, block: int = _BLOCK) -> Iterator[str]:
+def read_chunks(stream: BinaryIO, *, block: int = _BLOCK, name: str = "input") -> Iterator[str]:
     """Decoded text pieces of ``stream`` as they arrive (``os.read``: returns what the pipe has).
 
+    Args:
+        stream: the binary input.
+        block: the most bytes read at once.
+        name: how an error names the input (``<stdin>``, a path).
+
     Raises:
-        UsageError: the input is not UTF-8, or cannot be read.
+        UsageError: the input is not UTF-8 (the message gives the offending byte's offset in the whole
+            input, as ``parse`` does), or cannot be read.
+
+    >>> import io
+    >>> list(read_chunks(io.BytesIO("h\\u00e9".encode()), block=2))
+    ['h', 'é']
+    >>> list(read_chunks(io.BytesIO(b"ok\\xff"), block=2, name="<stdin>"))
+    Traceback (most recent call last):
+    ...
+    hermes_toolcall.errors.UsageError: <stdin> is not UTF-8 (byte 2)
     """
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         fd = stream.fileno()
     except (OSError, ValueError, AttributeError):
         fd = -1
+    consumed = 0  # bytes handed to the decoder before this read
     try:
         while True:
             data = os.read(fd, block) if fd >= 0 else stream.read(block)
             if not data:
                 break
-            text = decoder.decode(data)
+            pending = len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(data)
+            except UnicodeDecodeError as exc:  # exc.start counts from the decoder's pending bytes
+                raise UsageError(f"{name} is not UTF-8 (byte {consumed - pending + exc.start})") from exc
+            consumed += len(data)
             if text:
                 yield text
-        tail = decoder.decode(b"", final=True)
+        pending = len(decoder.getstate()[0])
+        try:
+            tail = decoder.decode(b"", final=True)
+        except UnicodeDecodeError as exc:  # a sequence cut by the end of input
+            raise UsageError(f"{name} is not UTF-8 (byte {consumed - pending + exc.start})") from exc
         if tail:
             yield tail
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"input is not UTF-8: {exc}") from exc
     except OSError as exc:
-        raise UsageError(f"cannot read input: {exc}") from exc
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -146,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
         if openai:
             for chunk in chunker.start():
                 _emit(chunk)
-        for piece in read_chunks(source):
+        for piece in read_chunks(source, name=display_name(args.file)):
             out(parser.feed(piece))
         try:
             out(parser.close())

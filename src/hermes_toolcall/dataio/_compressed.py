@@ -49,16 +49,34 @@ class CorruptInputError(InputError):
         self.message = message
 
 
+# what follows ``BZh`` and the block size digit: a block header (pi) or the end-of-stream marker (sqrt pi)
+_BZ2_NEXT = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
+
+
 def kind_of(head: bytes) -> Compression | None:
-    """The compression of a stream from its first bytes (at least 6 for xz), or None.
+    """The compression of a stream from its first bytes (at least 6 for xz, 8 for bzip2), or None.
+
+    ``BZh`` alone is ASCII text a file may start with, so bzip2 also needs its block-size digit and
+    the first bytes of a block header or of the end-of-stream marker.
 
     >>> kind_of(b"\\x28\\xb5\\x2f\\xfd\\x00"), kind_of(b'{"messages": []}')
     ('zstd', None)
+    >>> kind_of(b"BZh91AY&SY"), kind_of(b"BZh is a word")
+    ('bz2', None)
     """
     for magic, kind in COMPRESSED:
         if head.startswith(magic):
+            if kind == "bz2" and not _bzip2_header(head):
+                continue
             return kind
     return None
+
+
+def _bzip2_header(head: bytes) -> bool:
+    rest = head[4:10]
+    return head[3:4] in (b"1", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9") and any(
+        marker.startswith(rest) for marker in _BZ2_NEXT
+    ) and len(rest) >= 4
 
 
 class _Zstd(io.RawIOBase):

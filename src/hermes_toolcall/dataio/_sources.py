@@ -1,7 +1,8 @@
 """Open any dataset input as a stream of records: plain, gzip/zstd/bz2/xz JSONL or ChatML, Parquet, ``datasets``.
 
 The kind is read from the first bytes (magic numbers), never only from the file name: ``PAR1`` is
-Parquet, ``1f 8b`` gzip, ``28 b5 2f fd`` zstd, ``BZh`` bzip2, ``fd 37 7a 58 5a 00`` xz. Standard
+Parquet, ``1f 8b`` gzip, ``28 b5 2f fd`` zstd, ``BZh1``-``BZh9`` and a block header bzip2,
+``fd 37 7a 58 5a 00`` xz (``_compressed.kind_of``). Standard
 input (``-``) is sniffed the same way on the bytes it starts with, without seeking (they are
 replayed), so ``zstd -c data.jsonl | hermes-toolcall validate -`` works; a Parquet file cannot come
 through a pipe (its index is at its end) and says so. A truncated or corrupt compressed input
@@ -22,7 +23,7 @@ from typing import Any, BinaryIO, Literal, cast
 from ..errors import UsageError
 from ..validate import _datasets as plain
 from ..validate._datasets import InputFormat, RawRecord
-from ._compressed import COMPRESSED, Compression, CorruptInputError, decompress
+from ._compressed import Compression, CorruptInputError, decompress, kind_of
 from ._extras import require
 from ._rows import NO_MAPPING, Columns, row_record
 
@@ -30,7 +31,6 @@ __all__ = ["Kind", "compressed_stream", "input_size", "iter_input", "iter_rows",
 
 Kind = Literal["plain", "gzip", "zstd", "bz2", "xz", "parquet", "dataset", "hub"]
 
-_MAGIC: tuple[tuple[bytes, Kind], ...] = ((b"PAR1", "parquet"), *COMPRESSED)
 _HUB = "hf://"
 _ROWS = 1024  # rows per Arrow batch read
 
@@ -65,10 +65,9 @@ def sniff(path: str | Path) -> Kind:
             head = fh.read(8)
     except OSError:
         return "plain"  # the plain reader reports it
-    for magic, kind in _MAGIC:
-        if head.startswith(magic):
-            return kind
-    return "plain"
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    return kind_of(head) or "plain"
 
 
 def input_size(path: str | Path) -> int:
@@ -133,7 +132,7 @@ def _stdin(input_format: InputFormat) -> Iterator[RawRecord]:
             raise UsageError(
                 f"{name} is a Parquet file: Parquet cannot be read from a pipe (its index is at its end); pass its path"
             )
-        kind = next((k for magic, k in COMPRESSED if head.startswith(magic)), None)
+        kind = kind_of(head)
         if kind is None:
             try:
                 yield from plain.records_from_handle(stream, name, input_format)

@@ -196,9 +196,9 @@ def _record_error(raw: RawRecord, code: str, message: str, position: int, *, hin
     return _result(raw, (located,))
 
 
-def internal_error(raw: RawRecord, exc: BaseException) -> RecordResult:
+def internal_error(raw: RawRecord, exc: BaseException, *, what: str = "") -> RecordResult:
     """The finding for a record the checker failed on (HT604): what failed, and a request to report it."""
-    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    what = what or (f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     if len(what) > 200:
         what = what[:200] + "…"
     return _record_error(
@@ -304,6 +304,25 @@ def _batch(records: Sequence[RawRecord], options: Options) -> list[RecordResult]
     return [check_record(r, options) for r in records]
 
 
+def _isolate(batch: Sequence[RawRecord], options: Options) -> Iterator[RecordResult]:
+    """The results of a batch whose worker died, each record checked alone in a fresh worker process.
+
+    A record that kills its worker again gets HT604 (``internal_error``); the batch's other records get
+    their real findings, as with ``--jobs 1``, whichever worker's death broke the pool.
+    """
+    pool = ProcessPoolExecutor(max_workers=1, initializer=_worker_init)
+    try:
+        for r in batch:
+            try:
+                yield pool.submit(_batch, [r], options).result()[0]
+            except BrokenProcessPool as exc:
+                yield internal_error(r, exc, what="the worker process checking it died: killed, or out of memory")
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = ProcessPoolExecutor(max_workers=1, initializer=_worker_init)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _worker_init() -> None:
     """Workers leave Ctrl-C to the main process (which stops the pool and prints the summary so far)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -359,19 +378,27 @@ def run(
         batch, future = pending.popleft()
         try:
             yield from future.result()
-        except BrokenProcessPool as exc:  # a worker died (killed, out of memory): its batch is reported
-            yield from (internal_error(r, exc) for r in batch)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): which record did it?
             pool.shutdown(wait=False, cancel_futures=True)
+            yield from _isolate(batch, options)  # the batch's records one by one; only a killer gets HT604
             pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
-            retry = [b for b, _ in pending]
+            retry = [b for b, _ in pending]  # their futures broke with the pool: submitted again
             pending.clear()
-            pending.extend((b, pool.submit(_batch, b, options)) for b in retry)
+            pending.extend((b, submit(b)) for b in retry)
+
+    def submit(batch: list[RawRecord]) -> Future[list[RecordResult]]:
+        try:
+            return pool.submit(_batch, batch, options)
+        except BrokenProcessPool as exc:  # a worker died since the last collect: collect() sorts it out in order
+            failed: Future[list[RecordResult]] = Future()
+            failed.set_exception(exc)
+            return failed
 
     broken: InputError | None = None
     try:
         try:
             for batch in _batches(records, batch_size):
-                pending.append((batch, pool.submit(_batch, batch, options)))
+                pending.append((batch, submit(batch)))
                 while len(pending) >= 2 * workers:
                     yield from collect()
         except InputError as exc:  # the input broke off (a truncated archive): what was read is still checked
