@@ -139,8 +139,9 @@ def test_stream_status_and_lines(data: bytes, openai: bool) -> None:
     gives); every line written is one JSON object, also before such an error."""
     argv = ["stream", "-", *(["--format", "openai"] if openai else [])]
     status, out, err = run(argv, data)
-    for line in out.splitlines():
+    for line in out.split("\n")[:-1]:  # not splitlines(): U+0085 and U+2028 inside a string are no line ends
         jsonio.loads(line)
+    assert out.endswith("\n") or not out
     bad = _first_bad_byte(data)
     if bad is not None:
         assert status == EXIT_USAGE, err
@@ -159,6 +160,10 @@ def test_validate_status_on_any_file(data: bytes) -> None:
         path.write_bytes(data)
         status, out, err = run(["validate", str(path), "--format", "json"])
     assert "Traceback" not in err, err
+    if status == EXIT_USAGE:  # only a compressed input cut short or corrupt is an input error (HT611)
+        assert data[:2] in (b"\x1f\x8b", b"BZ", b"\x28\xb5", b"\xfd7"), err
+        assert "hermes-toolcall: error: HT611 " in err and out == "", err
+        return
     assert status in (EXIT_OK, EXIT_FINDINGS), err
     doc = jsonio.loads(out)
     errors = [d for d in doc["diagnostics"] if d["severity"] == "error"]
@@ -201,6 +206,22 @@ def test_regression_cli_nasty_inputs_get_a_status_not_a_traceback(data: str) -> 
         status, _out, err = run(argv, raw)
         assert "Traceback" not in err, (argv, err)
         assert status in (EXIT_OK, EXIT_USAGE), (argv, status, err)
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "9" * 5000 + ".5", "9" * 5000])
+def test_regression_cli_json_reports_stay_json_beyond_the_float_range(number: str) -> None:
+    """A number beyond the float range (``±inf`` in ``arguments``) was written ``Infinity`` by ``parse --format
+    json`` and ``null`` by ``stream``: neither is the value, the first is not JSON. Both now write ``±1e999``
+    (valid JSON that decodes to ``±inf``), and integers keep every digit."""
+    body = '<tool_call>\n{"name": "f", "arguments": {"v": ' + number + "}}\n</tool_call>"
+    expected = ht.parse_completion(body).parts[0].arguments["v"]  # type: ignore[union-attr]
+    status, out, _err = run(["parse", "-", "--completion", "--format", "json"], body.encode())
+    assert status == EXIT_OK and "Infinity" not in out
+    assert jsonio.loads(out)["parts"][0]["arguments"]["v"] == expected
+    status, out, _err = run(["stream", "-"], body.encode())
+    ends = [jsonio.loads(line) for line in out.split("\n")[:-1]]
+    call = next(e["call"] for e in ends if e["event"] == "tool_call_end")
+    assert status == EXIT_OK and call["arguments"]["v"] == expected
 
 
 def test_regression_internal_error_exits_3_not_2(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,11 +10,17 @@ Python's int/str conversion limit (``sys.get_int_max_str_digits()``, 4,300 digit
 this module never changes): an integer longer than the limit is decoded piecewise into an
 `ExactInt` (an ``int`` that keeps its decimal text), and the encoders write every integer's exact
 digits. Converting such an integer costs about 1 s per million digits (superlinear).
+
+**Numbers beyond the float range** (``1e400``, a 400-digit decimal) are valid JSON and decode to
+``±inf``. The rendering encoders write them as Python's ``json.dumps`` does (``Infinity``, as the
+official templates' ``tojson``); ``dumps_report``, the CLI's reports, writes valid JSON whatever the
+value: ``1e999`` / ``-1e999`` (which decode back to ``±inf``), and ``null`` for NaN.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 import sys
@@ -30,7 +36,9 @@ __all__ = [
     "ExactInt",
     "dumps_compact",
     "dumps_fast",
+    "dumps_report",
     "dumps_spaced",
+    "has_nonfinite",
     "int_text",
     "loads",
     "loads_or_none",
@@ -155,17 +163,18 @@ def _abs_text(n: int, width: int) -> str:
     return _abs_text(high, max(width - k, 0)) + _abs_text(low, k)
 
 
-def _dump(obj: Any, separators: tuple[str, str] | None) -> str:
-    """``json.dumps(obj, ensure_ascii=False, separators=…)`` with integers of any length written exactly."""
+def _dump(obj: Any, separators: tuple[str, str] | None, *, finite: bool = False) -> str:
+    """``json.dumps(obj, ensure_ascii=False, separators=…)`` with integers of any length written exactly
+    (and, with ``finite``, non-finite floats as ``±1e999`` / ``null``)."""
     try:
-        return json.dumps(obj, ensure_ascii=False, separators=separators)
+        return json.dumps(obj, ensure_ascii=False, separators=separators, allow_nan=not finite)
     except ValueError as exc:
-        if "integer string conversion" not in str(exc):
+        if "integer string conversion" not in str(exc) and "float values" not in str(exc):
             raise
     while True:
         nonce = f"\x00hermes-int-{secrets.token_hex(8)}-"
         found: list[str] = []
-        text = json.dumps(_mark(obj, nonce, found), ensure_ascii=False, separators=separators)
+        text = json.dumps(_mark(obj, nonce, found, finite), ensure_ascii=False, separators=separators)
         quoted = [json.dumps(f"{nonce}{i}\x00") for i in range(len(found))]
         if all(text.count(q) == 1 for q in quoted):  # no string of the value looked like a marker
             for q, digits in zip(quoted, found, strict=True):
@@ -173,18 +182,41 @@ def _dump(obj: Any, separators: tuple[str, str] | None) -> str:
             return text
 
 
-def _mark(obj: Any, nonce: str, found: list[str]) -> Any:
-    """A copy of ``obj`` where each integer beyond the limit is a marker string (its digits in ``found``)."""
+def _mark(obj: Any, nonce: str, found: list[str], finite: bool = False) -> Any:
+    """A copy of ``obj`` where each integer beyond the limit is a marker string (its digits in ``found``);
+    with ``finite``, each non-finite float too (``1e999``, ``-1e999``, ``null``)."""
     if isinstance(obj, int) and not isinstance(obj, bool):
         if isinstance(obj, ExactInt) or obj.bit_length() > 2000:
             found.append(int_text(obj))
             return f"{nonce}{len(found) - 1}\x00"
         return obj
+    if finite and isinstance(obj, float) and not math.isfinite(obj):
+        found.append("null" if math.isnan(obj) else "1e999" if obj > 0 else "-1e999")
+        return f"{nonce}{len(found) - 1}\x00"
     if isinstance(obj, dict):
-        return {_key(k): _mark(v, nonce, found) for k, v in obj.items()}
+        return {_key(k): _mark(v, nonce, found, finite) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_mark(v, nonce, found) for v in obj]
+        return [_mark(v, nonce, found, finite) for v in obj]
     return obj
+
+
+def has_nonfinite(obj: Any) -> bool:
+    """Whether a float in ``obj`` (dicts, lists, tuples, at any depth) is ``±inf`` or NaN.
+
+    >>> has_nonfinite({"a": [1.5, {"b": float("inf")}]}), has_nonfinite([1, "inf"])
+    (True, False)
+    """
+    stack = [obj]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return False
 
 
 def _key(key: Any) -> Any:
@@ -255,6 +287,29 @@ def dumps_compact(obj: Any) -> str:
     '{"a":"ü","b":[1,2]}'
     """
     return _dump(obj, (",", ":"))
+
+
+def dumps_report(obj: Any, *, spaced: bool = False) -> str:
+    """Valid JSON for a report whatever ``obj`` holds: exact integers, ``±inf`` as ``±1e999``, NaN as ``null``.
+
+    Args:
+        obj: JSON-ready data (dicts, lists, strings, numbers, booleans, None).
+        spaced: ``", "``/``": "`` separators (``dumps_spaced``), else compact (orjson when it can).
+
+    >>> dumps_report({"v": float("inf"), "w": [float("-inf")]})
+    '{"v":1e999,"w":[-1e999]}'
+    >>> dumps_report({"v": 1.5}, spaced=True)
+    '{"v": 1.5}'
+    """
+    if spaced:
+        return _dump(obj, None, finite=True)
+    try:
+        text = orjson.dumps(obj).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        return _dump(obj, (",", ":"), finite=True)
+    if "null" in text and has_nonfinite(obj):  # orjson writes a non-finite float as null
+        return _dump(obj, (",", ":"), finite=True)
+    return text
 
 
 def dumps_fast(obj: Any) -> str:

@@ -137,5 +137,5 @@ def _run(args: argparse.Namespace) -> int:
         data: Any = result.to_openai() if isinstance(result, Completion) else result.to_openai_messages()
     else:
         data = to_json(result)
-    sys.stdout.write(jsonio.dumps_spaced(data) + "\n")
+    sys.stdout.write(jsonio.dumps_report(data, spaced=True) + "\n")
     return 0

@@ -123,7 +123,7 @@ def event_json(event: Event) -> dict[str, Any]:
 
 
 def _emit(obj: dict[str, Any]) -> None:
-    sys.stdout.write(jsonio.dumps_fast(obj) + "\n")
+    sys.stdout.write(jsonio.dumps_report(obj) + "\n")
     sys.stdout.flush()
 
 
