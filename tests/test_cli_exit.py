@@ -75,7 +75,8 @@ def _inputs() -> st.SearchStrategy[bytes]:
             data = data[:at] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00"])) + data[at:]
         return data
 
-    return st.one_of(cut(), st.binary(max_size=80))
+    array = st.sampled_from([b"[", b"[]", b' [\n  {"messages": []}\n]', b"[INST] hi [/INST]"])
+    return st.one_of(cut(), st.binary(max_size=80), array)
 
 
 def _assert_one_line_error(err: str) -> None:
@@ -160,9 +161,15 @@ def test_validate_status_on_any_file(data: bytes) -> None:
         path.write_bytes(data)
         status, out, err = run(["validate", str(path), "--format", "json"])
     assert "Traceback" not in err, err
-    if status == EXIT_USAGE:  # only a compressed input cut short or corrupt is an input error (HT611)
-        assert data[:2] in (b"\x1f\x8b", b"BZ", b"\x28\xb5", b"\xfd7"), err
-        assert "hermes-toolcall: error: HT611 " in err and out == "", err
+    if status == EXIT_USAGE:  # a compressed input cut short or corrupt (HT611), or a JSON array: input errors
+        _assert_one_line_error(err)
+        assert out == "", out
+        if data[:1] in (b"\x1f", b"B", b"\x28", b"\xfd"):
+            assert "hermes-toolcall: error: HT611 " in err, err
+        else:
+            rest = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+            assert rest[:1] == b"[" and rest[1:].lstrip(b" \t\r\n")[:1] in (b"", b"{", b"]"), err
+            assert "is one JSON array" in err
         return
     assert status in (EXIT_OK, EXIT_FINDINGS), err
     doc = jsonio.loads(out)
@@ -247,3 +254,15 @@ def test_exit_statuses_are_the_documented_ones() -> None:
     epilog = cli_pkg.build_parser().epilog or ""
     for status in ("0 success", "1 errors found", "2 usage or input error", "3 internal failure", "130 interrupted"):
         assert status in epilog
+
+
+def test_regression_a_chatml_file_starting_with_a_bracket_is_not_a_json_array() -> None:
+    """``[INST] …`` text was refused as "one JSON array": only ``[`` then ``{``, ``]`` or nothing is."""
+    with _workdir() as tmp:
+        path = tmp / "d.txt"
+        path.write_bytes(b"[INST] hi [/INST]\n")
+        status, _out, err = run(["validate", str(path)])
+        assert status in (EXIT_OK, EXIT_FINDINGS) and "JSON array" not in err, err
+        path.write_bytes(b'[\n  {"messages": []}\n]\n')
+        status, _out, err = run(["validate", str(path)])
+        assert status == EXIT_USAGE and "is one JSON array" in err, err

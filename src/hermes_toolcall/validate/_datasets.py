@@ -183,7 +183,7 @@ def _layout(head: bytes, name: str, input_format: InputFormat) -> Literal["jsonl
     if input_format == "chatml":
         return "chatml"
     stripped = head.lstrip(_BLANK)
-    if stripped.startswith(b"["):
+    if stripped.startswith(b"[") and stripped[1:].lstrip(_BLANK)[:1] in (b"", b"{", b"]"):  # not "[INST]" text
         raise UsageError(
             f"{name} is one JSON array; write one record per line (JSONL), e.g. with `jq -c '.[]' FILE > FILE.jsonl`"
         )
