@@ -166,6 +166,8 @@ def test_validate_status_on_any_file(data: bytes) -> None:
         assert out == "", out
         if data[:1] in (b"\x1f", b"B", b"\x28", b"\xfd"):
             assert "hermes-toolcall: error: HT611 " in err, err
+        elif data.startswith(b"PAR1"):  # Parquet's magic without a Parquet file behind it
+            assert "as Parquet" in err, err
         else:
             rest = data.lstrip(b"\xef\xbb\xbf \t\r\n")
             assert rest[:1] == b"[" and rest[1:].lstrip(b" \t\r\n")[:1] in (b"", b"{", b"]"), err
