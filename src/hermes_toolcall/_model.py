@@ -126,6 +126,12 @@ def public_fields(value: Any) -> tuple[str, ...]:
     ``dataclasses.fields`` lists what a value stores (``_start``, ``_end``, ``_pos`` in place of the
     spans of parts and turns); this lists what it shows.
 
+    Args:
+        value: A model value or class (any dataclass: its fields when it stores no positions).
+
+    Returns:
+        The names, in the order ``repr`` shows them.
+
     >>> public_fields(Text(text="x", span=Span(start=0, end=1, line=1, column=1)))
     ('text', 'span')
     """
@@ -141,6 +147,12 @@ def as_dict(value: Any) -> Any:
 
     Dataclass values (nested in lists, tuples and dicts too) become dicts of their
     ``public_fields``; other values are deep-copied, as ``dataclasses.asdict`` does.
+
+    Args:
+        value: A model value (or an event, a result), or a container of them.
+
+    Returns:
+        Plain dicts, lists, tuples and copied leaves.
 
     >>> as_dict(Text(text="x", span=Span(start=0, end=1, line=1, column=1)))
     {'text': 'x', 'span': {'start': 0, 'end': 1, 'line': 1, 'column': 1}}
