@@ -8,43 +8,56 @@ from typing import Any
 import pytest
 
 from hermes_toolcall import _construct as construct
-from hermes_toolcall._model import Reasoning, Span, Text, ToolCall, ToolResponse, Turn
+from hermes_toolcall._model import Reasoning, Span, Text, ToolCall, ToolResponse, Turn, public_fields
 
 SPAN = Span(start=3, end=9, line=2, column=1)
-CASES: list[tuple[Any, type[Any], dict[str, Any]]] = [
-    (construct.new_span, Span, {"start": 3, "end": 9, "line": 2, "column": 1}),
-    (construct.new_text, Text, {"text": "hi", "span": SPAN}),
-    (construct.new_reasoning, Reasoning, {"kind": "think", "text": "t", "span": SPAN, "opened": True, "closed": False}),
+HEADER = Span(start=3, end=5, line=2, column=1)
+CALL = {
+    "index": 0,
+    "id": "call_1",
+    "name": "f",
+    "arguments": {"a": 1},
+    "arguments_json": '{"a": 1}',
+    "raw": "<tool_call>…",
+}
+# (constructor, class, its positional arguments, the same value's keyword arguments): the positional
+# constructors take the offsets and the position source (here the span itself, eagerly) for ``span``
+CASES: list[tuple[Any, type[Any], tuple[Any, ...], dict[str, Any]]] = [
+    (construct.new_span, Span, (3, 9, 2, 1), {"start": 3, "end": 9, "line": 2, "column": 1}),
+    (construct.new_text, Text, ("hi", 3, 9, SPAN), {"text": "hi", "span": SPAN}),
     (
-        construct.new_tool_call,
-        ToolCall,
-        {
-            "index": 0,
-            "id": "call_1",
-            "name": "f",
-            "arguments": {"a": 1},
-            "arguments_json": '{"a": 1}',
-            "raw": "<tool_call>…",
-            "span": SPAN,
-            "closed": True,
-        },
+        construct.new_reasoning,
+        Reasoning,
+        ("think", "t", 3, 9, SPAN, True, False),
+        {"kind": "think", "text": "t", "span": SPAN, "opened": True, "closed": False},
     ),
+    (construct.new_tool_call, ToolCall, (*CALL.values(), 3, 9, SPAN, True), {**CALL, "span": SPAN, "closed": True}),
     (
         construct.new_tool_response,
         ToolResponse,
+        ("42", "<tool_response>42", 3, 9, SPAN, None, False),
         {"content": "42", "raw": "<tool_response>42", "span": SPAN, "name": None, "closed": False},
     ),
-    (construct.new_turn, Turn, {"role": "user", "parts": (), "span": SPAN, "header": SPAN, "end": None}),
+    (
+        construct.new_turn,
+        Turn,
+        ("user", (), 3, 9, 5, None, (SPAN, HEADER, None)),
+        {"role": "user", "parts": (), "span": SPAN, "header": HEADER, "end": None},
+    ),
 ]
 
 
-@pytest.mark.parametrize(("make", "cls", "fields"), CASES, ids=[c[1].__name__ for c in CASES])
-def test_positional_value_is_the_dataclass_value(make: Any, cls: type[Any], fields: dict[str, Any]) -> None:
-    assert [f.name for f in dataclasses.fields(cls)] == list(fields)  # every field, in declaration order
-    fast = make(*fields.values())
+@pytest.mark.parametrize(("make", "cls", "args", "fields"), CASES, ids=[c[1].__name__ for c in CASES])
+def test_positional_value_is_the_dataclass_value(
+    make: Any, cls: type[Any], args: tuple[Any, ...], fields: dict[str, Any]
+) -> None:
+    assert public_fields(cls) == tuple(fields)  # every public field, in declaration order
+    assert len(dataclasses.fields(cls)) == len(args)  # every stored field, positionally
+    fast = make(*args)
     slow = cls(**fields)
     assert type(fast) is cls
     assert fast == slow
+    assert all(getattr(fast, k) == v for k, v in fields.items())
     if any(isinstance(v, dict) for v in fields.values()):  # a dict field makes the value unhashable
         with pytest.raises(TypeError):
             hash(fast)

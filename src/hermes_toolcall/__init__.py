@@ -22,6 +22,8 @@ from ._model import (
     ToolsBlock,
     Transcript,
     Turn,
+    as_dict,
+    public_fields,
 )
 from ._openai import messages_from_openai, messages_to_openai
 from ._options import ParseOptions
@@ -132,6 +134,7 @@ __all__ = [
     "ValidationError",
     "ValidationReport",
     "__version__",
+    "as_dict",
     "convert_records",
     "detect_dialect",
     "generation_prompt_state",
@@ -144,6 +147,7 @@ __all__ = [
     "parse_completion_with",
     "parse_transcript",
     "parse_transcript_with",
+    "public_fields",
     "render",
     "render_system_prompt",
     "render_tool_call",

@@ -30,6 +30,7 @@ tags, ``raw`` with them), its span and the mode, and returns new values only.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from . import _diagnostics as diagnostics
 from ._body import decode_call_body, decode_tools_block, response_content, response_name
@@ -64,6 +65,7 @@ def call_block(
     limit: int,
     first_index: int,
     span_of: SpanOf,
+    pos: Any = None,
 ) -> tuple[list[Part], list[Diagnostic]]:
     """The parts and diagnostics of one finished ``<tool_call>`` block.
 
@@ -79,6 +81,7 @@ def call_block(
         limit: ``max_block_chars``, said in the ``HT114`` message.
         first_index: the index of the block's first valid call (valid calls so far in the body).
         span_of: absolute offsets to a span.
+        pos: where the parts' line:column come from (the parse's line index; default: ``span``).
 
     Returns:
         Either ``ToolCall`` parts (one per recovered call) or one ``InvalidToolCall``, and the
@@ -95,12 +98,15 @@ def call_block(
     if cut:
         d = _cut_diagnostic(_CALL_TAG, span, strict=strict, limit=limit)
         return [InvalidToolCall(id=block_id, raw=raw, span=span, code="HT114", message=d.message, closed=False)], [d]
+    at = span if pos is None else pos
     decoded = decode_call_body(inner, strict=strict, closed=closed)
     issues = decoded.issues
     calls = decoded.calls
     if closed and len(calls) == 1 and not issues:  # the common block: one call, as written
         c = calls[0]
-        return [new_tool_call(first_index, block_id, c.name, c.arguments, c.arguments_json, raw, span, True)], []
+        start, end = span.start, span.end
+        call = new_tool_call(first_index, block_id, c.name, c.arguments, c.arguments_json, raw, start, end, at, True)
+        return [call], []
     diags = [
         diagnostics.make(
             i.code, i.message, span_of(inner_start + i.start, inner_start + i.end), strict=strict, hint=i.hint
@@ -122,15 +128,18 @@ def call_block(
                 id=block_id, raw=raw, span=span, code="HT101", message=d.message, name=calls[0].name, closed=False
             )
             return [invalid], diags
+    where = span.start, span.end
     parts: list[Part] = [
-        new_tool_call(first_index + k, sub_id(block_id, k), c.name, c.arguments, c.arguments_json, raw, span, closed)
+        new_tool_call(
+            first_index + k, sub_id(block_id, k), c.name, c.arguments, c.arguments_json, raw, *where, at, closed
+        )
         for k, c in enumerate(calls)
     ]
     return parts, diags
 
 
 def response_block(
-    *, inner: str, raw: str, span: Span, closed: bool, cut: bool, strict: bool, limit: int
+    *, inner: str, raw: str, span: Span, closed: bool, cut: bool, strict: bool, limit: int, pos: Any = None
 ) -> tuple[ToolResponse, list[Diagnostic]]:
     """The part and diagnostics of one finished ``<tool_response>`` block.
 
@@ -142,6 +151,7 @@ def response_block(
         cut: the block was cut by the size bound (its text is kept verbatim, with no name).
         strict: strict mode (severities).
         limit: ``max_block_chars``, said in the ``HT114`` message.
+        pos: where the part's line:column come from (the parse's line index; default: ``span``).
 
     Returns:
         The ``ToolResponse`` and its diagnostics (``HT114`` or ``HT112``, or none).
@@ -152,19 +162,20 @@ def response_block(
     >>> part.content, [d.code for d in diags]
     ('ok', ['HT112'])
     """
+    at = span if pos is None else pos
     if cut:
-        return new_tool_response(inner, raw, span, None, False), [
+        return new_tool_response(inner, raw, span.start, span.end, at, None, False), [
             _cut_diagnostic(_RESP_TAG, span, strict=strict, limit=limit)
         ]
     content = response_content(inner)
-    part = new_tool_response(content, raw, span, response_name(content), closed)
+    part = new_tool_response(content, raw, span.start, span.end, at, response_name(content), closed)
     if closed:
         return part, []
     return part, [diagnostics.make("HT112", message("HT112"), span, strict=strict)]
 
 
 def tools_block(
-    *, inner: str, span: Span, closed: bool, cut: bool, strict: bool, limit: int
+    *, inner: str, span: Span, closed: bool, cut: bool, strict: bool, limit: int, pos: Any = None
 ) -> tuple[ToolsBlock, list[Diagnostic]]:
     """The part and diagnostics of one finished ``<tools>`` catalogue block.
 
@@ -175,6 +186,7 @@ def tools_block(
         cut: the block was cut by the size bound.
         strict: strict mode (severities).
         limit: ``max_block_chars``, said in the ``HT114`` message.
+        pos: where the part's line:column come from (the parse's line index; default: ``span``).
 
     Returns:
         The ``ToolsBlock`` and its diagnostics (``HT114`` or ``HT113``, or none).
@@ -185,7 +197,9 @@ def tools_block(
     >>> part.tools, diags
     ((), [])
     """
-    part = ToolsBlock(text=inner, tools=decode_tools_block(inner), span=span, closed=closed and not cut)
+    at = span if pos is None else pos
+    tools = decode_tools_block(inner)
+    part = ToolsBlock(text=inner, tools=tools, _start=span.start, _end=span.end, _pos=at, closed=closed and not cut)
     if cut:
         return part, [_cut_diagnostic(_TOOLS_TAG, span, strict=strict, limit=limit)]
     if closed:

@@ -6,6 +6,8 @@ spans and 10,000 other values per MB of transcript, so they use these constructo
 takes every field positionally, in declaration order, and sets the slots through their descriptors
 (about 0.5 µs for a ``Span``). The values are the same objects in every respect (type, fields,
 equality, hash, immutability); ``tests/test_construct.py`` checks that for every constructor.
+Parts and turns store offsets and a position source instead of ``Span`` objects (``_model``): their
+constructors take ``start, end, pos`` where the dataclass takes ``span``.
 """
 
 from __future__ import annotations
@@ -61,8 +63,14 @@ new_span = cast(Callable[[int, int, int, int], Span], positional(Span))
 SPAN_SETTERS: tuple[Callable[[Span, int], None], ...] = tuple(
     Span.__dict__[name].__set__ for name in ("start", "end", "line", "column")
 )
-new_text = cast(Callable[[str, Span], Text], positional(Text))
-new_reasoning = cast(Callable[[str, str, Span, bool, bool], Reasoning], positional(Reasoning))
-new_tool_call = cast(Callable[[int, str, str, dict[str, Any], str, str, Span, bool], ToolCall], positional(ToolCall))
-new_tool_response = cast(Callable[[str, str, Span, str | None, bool], ToolResponse], positional(ToolResponse))
-new_turn = cast(Callable[[str, tuple[Any, ...], Span, Span, Span | None], Turn], positional(Turn))
+# The part and turn constructors take the offsets and the position source (``_pos``: the parse's
+# line index, or a Span given eagerly) in place of the Span objects (``_model``, positions on demand).
+new_text = cast(Callable[[str, int, int, Any], Text], positional(Text))
+new_reasoning = cast(Callable[[str, str, int, int, Any, bool, bool], Reasoning], positional(Reasoning))
+new_tool_call = cast(
+    Callable[[int, str, str, dict[str, Any], str, str, int, int, Any, bool], ToolCall], positional(ToolCall)
+)
+new_tool_response = cast(
+    Callable[[str, str, int, int, Any, str | None, bool], ToolResponse], positional(ToolResponse)
+)
+new_turn = cast(Callable[[str, tuple[Any, ...], int, int, int, int | None, Any], Turn], positional(Turn))

@@ -3,12 +3,22 @@
 Every value is a frozen, slotted, keyword-only dataclass with structural equality, so tests compare
 whole values. Spans are character offsets into the parsed text (``start`` inclusive, ``end``
 exclusive) with the 1-based line and column of ``start``.
+
+Positions on demand (issue 10): a part or turn does not store ``Span`` objects. It stores its
+offsets as ints and a reference to where its line:column come from: the parse's line index of the
+source (whole-text parses), or a ``Span`` given to its constructor (the stream engine, user code,
+pickled or copied values). ``part.span`` (and ``Turn.header``/``Turn.end``) build the ``Span`` when
+asked, equal to the one stored before. Equality, hashing, ``repr``, pickling and
+``dataclasses.replace`` work on that public view: a value is equal to the value with the same
+fields and the same spans, however they are stored. See docs/parsing.md, "Positions".
 """
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 __all__ = [
     "Completion",
@@ -27,6 +37,8 @@ __all__ = [
     "ToolsBlock",
     "Transcript",
     "Turn",
+    "as_dict",
+    "public_fields",
 ]
 
 Severity = Literal["error", "warning", "info"]
@@ -54,6 +66,137 @@ class Span:
     def text(self, source: str) -> str:
         """The covered slice of ``source``."""
         return source[self.start : self.end]
+
+
+_V = TypeVar("_V")
+_set = object.__setattr__
+
+
+def _positioned(*names: str) -> Callable[[type[_V]], type[_V]]:
+    """Give a class that stores positions on demand the public view's ``__eq__``, ``__hash__``,
+    ``__repr__`` and ``__reduce__``, as the dataclass would for the fields ``names``.
+
+    ``names`` are the public attributes in the old field order (the ``Span`` ones are properties).
+    Two values whose positions come from the same place compare their offsets (the line:column
+    follow from them); otherwise their spans are built and compared.
+    """
+
+    def decorate(cls: type[_V]) -> type[_V]:
+        private = [f for f in cls.__slots__ if f.startswith("_") and f != "_pos"]  # type: ignore[attr-defined]
+        plain = [n for n in names if n not in _SPAN_PROPERTIES]
+        fast = ", ".join(f"o.{n}" for n in [*plain, *private])
+        slow = ", ".join(f"o.{n}" for n in names)
+        shown = ", ".join(f"{n}={{o.{n}!r}}" for n in names)
+        code = f"""
+def key(o): return ({fast},)
+def view(o): return ({slow},)
+def __eq__(self, other):
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    if self._pos is other._pos:
+        return key(self) == key(other)
+    return view(self) == view(other)
+def __hash__(self): return hash(key(self))
+def __repr__(o): return f"{cls.__name__}({shown})"
+def __reduce__(self): return (_restore, (self.__class__, view(self)))
+"""
+        namespace: dict[str, Any] = {"_restore": _restore}
+        exec(code, namespace)
+        for name in ("__eq__", "__hash__", "__repr__", "__reduce__"):
+            namespace[name].__qualname__ = f"{cls.__name__}.{name}"
+            setattr(cls, name, namespace[name])
+        _PUBLIC[cls] = names
+        return cls
+
+    return decorate
+
+
+_SPAN_PROPERTIES = frozenset({"span", "header", "end"})
+_PUBLIC: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _restore(cls: type[Any], values: tuple[Any, ...]) -> Any:
+    """Rebuild a pickled or copied value from its public view (its positions then held as spans)."""
+    return cls(**dict(zip(_PUBLIC[cls], values, strict=True)))
+
+
+def public_fields(value: Any) -> tuple[str, ...]:
+    """The public field names of a model value, in declaration order (``span`` etc. included).
+
+    ``dataclasses.fields`` lists what a value stores (``_start``, ``_end``, ``_pos`` in place of the
+    spans of parts and turns); this lists what it shows.
+
+    Args:
+        value: A model value or class (any dataclass: its fields when it stores no positions).
+
+    Returns:
+        The names, in the order ``repr`` shows them.
+
+    >>> public_fields(Text(text="x", span=Span(start=0, end=1, line=1, column=1)))
+    ('text', 'span')
+    """
+    import dataclasses
+
+    cls = value if isinstance(value, type) else type(value)
+    found = _PUBLIC.get(cls)
+    return found if found is not None else tuple(f.name for f in dataclasses.fields(cls))
+
+
+def as_dict(value: Any) -> Any:
+    """``dataclasses.asdict`` over the public fields: spans as ``Span`` dicts, not ``_start``/``_pos``.
+
+    Dataclass values (nested in lists, tuples and dicts too) become dicts of their
+    ``public_fields``; other values are deep-copied, as ``dataclasses.asdict`` does.
+
+    Args:
+        value: A model value (or an event, a result), or a container of them.
+
+    Returns:
+        Plain dicts, lists, tuples and copied leaves.
+
+    >>> as_dict(Text(text="x", span=Span(start=0, end=1, line=1, column=1)))
+    {'text': 'x', 'span': {'start': 0, 'end': 1, 'line': 1, 'column': 1}}
+    """
+    import copy
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: as_dict(getattr(value, name)) for name in public_fields(value)}
+    if isinstance(value, tuple | list):
+        return type(value)(as_dict(v) for v in value)
+    if isinstance(value, dict):
+        return {as_dict(k): as_dict(v) for k, v in value.items()}
+    return copy.deepcopy(value)
+
+
+def _one_span(self: Any, span: Span | None, start: int, end: int, pos: Any) -> None:
+    """Set the position slots of a single-span value from a given ``span`` or from stored ones."""
+    if span is not None:
+        _set(self, "_start", span.start)
+        _set(self, "_end", span.end)
+        _set(self, "_pos", span)
+    elif pos is None:
+        raise TypeError(f"{type(self).__name__}.__init__() missing required keyword argument: 'span'")
+    else:
+        _set(self, "_start", start)
+        _set(self, "_end", end)
+        _set(self, "_pos", pos)
+
+
+def span_of(pos: Any, start: int, end: int) -> Span:
+    """The span ``[start, end)`` from a value's position source (a ``Span`` or a line index)."""
+    if pos.__class__ is Span:
+        span: Span = pos
+        return span
+    made: Span = pos.span(start, end)
+    return made
+
+
+class _Unset(enum.Enum):
+    UNSET = 0
+
+
+_UNSET = _Unset.UNSET
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,15 +229,36 @@ class Diagnostic:
         return self.span.column
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+
+@_positioned("text", "span")
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Text:
-    """Plain text (prose) inside a body, or between turns of a transcript."""
+    """Plain text (prose) inside a body, or between turns of a transcript.
+
+    >>> Text(text="hi", span=Span(start=0, end=2, line=1, column=1)).span.length
+    2
+    """
 
     text: str
-    span: Span
+    _start: int
+    _end: int
+    _pos: Any = field(compare=False)
+
+    def __init__(
+        self, *, text: str, span: Span | None = None, _start: int = 0, _end: int = 0, _pos: Any = None
+    ) -> None:
+        _set(self, "text", text)
+        _one_span(self, span, _start, _end, _pos)
+
+    @property
+    def span(self) -> Span:
+        """Where the text is (built on demand)."""
+        return span_of(self._pos, self._start, self._end)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_positioned("kind", "text", "span", "opened", "closed")
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Reasoning:
     """A reasoning segment: ``<think>…</think>`` or ``<scratch_pad>…</scratch_pad>``.
 
@@ -105,12 +269,38 @@ class Reasoning:
 
     kind: ReasoningKind
     text: str
-    span: Span
-    opened: bool = True
-    closed: bool = True
+    _start: int
+    _end: int
+    _pos: Any = field(compare=False)
+    opened: bool
+    closed: bool
+
+    def __init__(
+        self,
+        *,
+        kind: ReasoningKind,
+        text: str,
+        span: Span | None = None,
+        opened: bool = True,
+        closed: bool = True,
+        _start: int = 0,
+        _end: int = 0,
+        _pos: Any = None,
+    ) -> None:
+        _set(self, "kind", kind)
+        _set(self, "text", text)
+        _one_span(self, span, _start, _end, _pos)
+        _set(self, "opened", opened)
+        _set(self, "closed", closed)
+
+    @property
+    def span(self) -> Span:
+        """Where the segment is, tags included (built on demand)."""
+        return span_of(self._pos, self._start, self._end)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_positioned("index", "id", "name", "arguments", "arguments_json", "raw", "span", "closed")
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class ToolCall:
     """A tool call decoded from one ``<tool_call>`` block.
 
@@ -128,8 +318,39 @@ class ToolCall:
     arguments: dict[str, Any]
     arguments_json: str
     raw: str
-    span: Span
-    closed: bool = True
+    _start: int
+    _end: int
+    _pos: Any = field(compare=False)
+    closed: bool
+
+    def __init__(
+        self,
+        *,
+        index: int,
+        id: str,
+        name: str,
+        arguments: dict[str, Any],
+        arguments_json: str,
+        raw: str,
+        span: Span | None = None,
+        closed: bool = True,
+        _start: int = 0,
+        _end: int = 0,
+        _pos: Any = None,
+    ) -> None:
+        _set(self, "index", index)
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "arguments", arguments)
+        _set(self, "arguments_json", arguments_json)
+        _set(self, "raw", raw)
+        _one_span(self, span, _start, _end, _pos)
+        _set(self, "closed", closed)
+
+    @property
+    def span(self) -> Span:
+        """Where the block is, tags included (built on demand)."""
+        return span_of(self._pos, self._start, self._end)
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI ``tool_calls`` entry.
@@ -146,7 +367,8 @@ class ToolCall:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_positioned("id", "raw", "span", "code", "message", "name", "closed")
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class InvalidToolCall:
     """A ``<tool_call>`` block that gave no call: truncated, undecodable, nameless, or bad arguments.
 
@@ -156,26 +378,82 @@ class InvalidToolCall:
 
     id: str
     raw: str
-    span: Span
+    _start: int
+    _end: int
+    _pos: Any = field(compare=False)
     code: str
     message: str
-    name: str | None = None
-    closed: bool = True
+    name: str | None
+    closed: bool
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        raw: str,
+        span: Span | None = None,
+        code: str,
+        message: str,
+        name: str | None = None,
+        closed: bool = True,
+        _start: int = 0,
+        _end: int = 0,
+        _pos: Any = None,
+    ) -> None:
+        _set(self, "id", id)
+        _set(self, "raw", raw)
+        _one_span(self, span, _start, _end, _pos)
+        _set(self, "code", code)
+        _set(self, "message", message)
+        _set(self, "name", name)
+        _set(self, "closed", closed)
+
+    @property
+    def span(self) -> Span:
+        """Where the block is, tags included (built on demand)."""
+        return span_of(self._pos, self._start, self._end)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_positioned("content", "raw", "span", "name", "closed")
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class ToolResponse:
     """A ``<tool_response>`` block. ``content`` is the inner text less one leading and one trailing
     newline; ``name`` is set when the body is a classic Hermes ``{"name": …, "content": …}`` object."""
 
     content: str
     raw: str
-    span: Span
-    name: str | None = None
-    closed: bool = True
+    _start: int
+    _end: int
+    _pos: Any = field(compare=False)
+    name: str | None
+    closed: bool
+
+    def __init__(
+        self,
+        *,
+        content: str,
+        raw: str,
+        span: Span | None = None,
+        name: str | None = None,
+        closed: bool = True,
+        _start: int = 0,
+        _end: int = 0,
+        _pos: Any = None,
+    ) -> None:
+        _set(self, "content", content)
+        _set(self, "raw", raw)
+        _one_span(self, span, _start, _end, _pos)
+        _set(self, "name", name)
+        _set(self, "closed", closed)
+
+    @property
+    def span(self) -> Span:
+        """Where the block is, tags included (built on demand)."""
+        return span_of(self._pos, self._start, self._end)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_positioned("text", "tools", "span", "closed")
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class ToolsBlock:
     """A ``<tools>…</tools>`` block of a system turn.
 
@@ -185,8 +463,31 @@ class ToolsBlock:
 
     text: str
     tools: tuple[dict[str, Any], ...]
-    span: Span
-    closed: bool = True
+    _start: int
+    _end: int
+    _pos: Any = field(compare=False)
+    closed: bool
+
+    def __init__(
+        self,
+        *,
+        text: str,
+        tools: tuple[dict[str, Any], ...],
+        span: Span | None = None,
+        closed: bool = True,
+        _start: int = 0,
+        _end: int = 0,
+        _pos: Any = None,
+    ) -> None:
+        _set(self, "text", text)
+        _set(self, "tools", tools)
+        _one_span(self, span, _start, _end, _pos)
+        _set(self, "closed", closed)
+
+    @property
+    def span(self) -> Span:
+        """Where the block is, tags included (built on demand)."""
+        return span_of(self._pos, self._start, self._end)
 
 
 Part = Text | Reasoning | ToolCall | InvalidToolCall | ToolResponse | ToolsBlock
@@ -234,27 +535,114 @@ class Completion:
         return result
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_positioned("role", "parts", "span", "header", "end")
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Turn:
     """One ChatML turn ``<|im_start|>{role}\\n{body}<|im_end|>``.
 
     ``header`` covers ``<|im_start|>role\\n``; ``end`` covers ``<|im_end|>`` or is None when the
-    turn was not closed (ended by the next ``<|im_start|>``, or by the end of the input).
+    turn was not closed (ended by the next ``<|im_start|>``, or by the end of the input). The three
+    spans are built on demand (see the module docstring).
+
+    >>> s = Span(start=0, end=29, line=1, column=1)
+    >>> t = Turn(role="user", parts=(), span=s, header=Span(start=0, end=17, line=1, column=1), end=None)
+    >>> t.span == s, t.closed
+    (True, False)
     """
 
     role: str
     parts: tuple[Part, ...]
-    span: Span
-    header: Span
-    end: Span | None
+    _start: int
+    _end: int
+    _hend: int  # the header's end (it starts where the turn does)
+    _estart: int | None  # where ``<|im_end|>`` starts (the end span ends where the turn does), or None
+    _pos: Any = field(compare=False)  # a line index, or the tuple (span, header, end) as given
+
+    def __init__(
+        self,
+        *,
+        role: str,
+        parts: tuple[Part, ...],
+        span: Span | None = None,
+        header: Span | None = None,
+        end: Span | _Unset | None = _UNSET,
+        _start: int = 0,
+        _end: int = 0,
+        _hend: int = 0,
+        _estart: int | None = None,
+        _pos: Any = None,
+    ) -> None:
+        _set(self, "role", role)
+        _set(self, "parts", parts)
+        if span is None and header is None and end is _UNSET:
+            if _pos is None:
+                raise TypeError("Turn.__init__() missing required keyword arguments: 'span', 'header' and 'end'")
+            _set(self, "_start", _start)
+            _set(self, "_end", _end)
+            _set(self, "_hend", _hend)
+            _set(self, "_estart", _estart)
+            _set(self, "_pos", _pos)
+            return
+        if _pos is not None:  # dataclasses.replace of some of the spans: the others as stored
+            old = _turn_spans(_pos, _start, _end, _hend, _estart)
+            span = old[0] if span is None else span
+            header = old[1] if header is None else header
+            end = old[2] if end is _UNSET else end
+        if span is None or header is None or end is _UNSET:
+            raise TypeError("Turn.__init__() missing required keyword arguments: 'span', 'header' and 'end'")
+        _set(self, "_start", span.start)
+        _set(self, "_end", span.end)
+        _set(self, "_hend", header.end)
+        _set(self, "_estart", None if end is None else end.start)
+        _set(self, "_pos", (span, header, end))
+
+    @property
+    def span(self) -> Span:
+        """The whole turn, header and end included (built on demand)."""
+        p = self._pos
+        if p.__class__ is tuple:
+            given: Span = p[0]
+            return given
+        made: Span = p.span(self._start, self._end)
+        return made
+
+    @property
+    def header(self) -> Span:
+        """``<|im_start|>role\\n`` (built on demand)."""
+        p = self._pos
+        if p.__class__ is tuple:
+            given: Span = p[1]
+            return given
+        made: Span = p.span(self._start, self._hend)
+        return made
+
+    @property
+    def end(self) -> Span | None:
+        """``<|im_end|>`` (or the link that ended the turn), None when the turn was not closed."""
+        p = self._pos
+        if p.__class__ is tuple:
+            given: Span | None = p[2]
+            return given
+        e = self._estart
+        if e is None:
+            return None
+        made: Span = p.span(e, self._end)
+        return made
 
     @property
     def closed(self) -> bool:
-        return self.end is not None
+        return self._estart is not None
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return tuple(p for p in self.parts if isinstance(p, ToolCall))
+
+
+def _turn_spans(pos: Any, start: int, end: int, hend: int, estart: int | None) -> tuple[Span, Span, Span | None]:
+    if pos.__class__ is tuple:
+        spans: tuple[Span, Span, Span | None] = pos
+        return spans
+    return pos.span(start, end), pos.span(start, hend), None if estart is None else pos.span(estart, end)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -106,7 +106,7 @@ class ToolPolicy:
         if verdict.as_text:
             if reasoning is None:
                 return [], [*head, new_text_delta(block.raw)], out_diags, block.raw
-            part = new_reasoning(reasoning, block.raw, block.span, False, False)
+            part = new_reasoning(reasoning, block.raw, block._start, block._end, block._pos, False, False)
             tail: list[Event] = [
                 new_reasoning_start(reasoning, False),
                 new_reasoning_delta(reasoning, block.raw),
@@ -186,7 +186,10 @@ def judge_block(policy: ToolPolicy, calls: Sequence[ToolCall], first_index: int)
 
 
 def _joined(a: Text, b: Text) -> Text:
-    return new_text(a.text + b.text, Span(start=a.span.start, end=b.span.end, line=a.span.line, column=a.span.column))
+    pos = a._pos  # the line index both come from, or a's eager span (its line:column start the joined text)
+    if pos.__class__ is Span:
+        pos = Span(start=a._start, end=b._end, line=pos.line, column=pos.column)
+    return new_text(a.text + b.text, a._start, b._end, pos)
 
 
 def _apply_parts(
@@ -218,9 +221,9 @@ def _apply_parts(
         kept += len(verdict.calls)
         if verdict.as_text:
             if kind is not None:
-                out.append(new_reasoning(kind, part.raw, part.span, False, False))
+                out.append(new_reasoning(kind, part.raw, part._start, part._end, part._pos, False, False))
             else:
-                text = new_text(part.raw, part.span)
+                text = new_text(part.raw, part._start, part._end, part._pos)
                 if out and isinstance(out[-1], Text) and out[-1].span.end == part.span.start:
                     out[-1] = _joined(out[-1], text)
                 else:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import fields
 from typing import Any
 
 from .. import _jsonio as jsonio
 from .._ids import sequential_ids
-from .._model import Completion, Diagnostic, Part, Span, Transcript, Turn
+from .._model import Completion, Diagnostic, Part, Span, Transcript, Turn, public_fields
 from .._parse import parse_completion, parse_transcript
 from ..errors import ParseError
 from ._common import add_parse_options, print_diagnostics, read_input
@@ -35,9 +34,9 @@ def _span(span: Span | None) -> dict[str, int] | None:
 
 def _part(part: Part) -> dict[str, Any]:
     out: dict[str, Any] = {"type": _PART_TYPES[type(part).__name__]}
-    for f in fields(part):
-        value = getattr(part, f.name)
-        out[f.name] = _span(value) if isinstance(value, Span) else value
+    for name in public_fields(part):  # the spans are properties (positions on demand, _model)
+        value = getattr(part, name)
+        out[name] = _span(value) if isinstance(value, Span) else value
     return out
 
 

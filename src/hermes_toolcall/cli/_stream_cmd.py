@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import dataclasses
 import os
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from typing import Any, BinaryIO
 
 from .. import _jsonio as jsonio
 from .._ids import sequential_ids
+from .._model import as_dict
 from ..errors import StreamError, UsageError
 from ..statemachine import StreamParser
 from ..statemachine._events import Event
@@ -118,7 +118,7 @@ def event_json(event: Event) -> dict[str, Any]:
     name = type(event).__name__
     snake = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
     out: dict[str, Any] = {"event": snake.removesuffix("_event")}
-    out.update(dataclasses.asdict(event))
+    out.update(as_dict(event))  # public fields: parts' spans are properties (_model)
     return out
 
 

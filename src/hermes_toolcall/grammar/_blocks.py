@@ -83,7 +83,7 @@ class BlockReader:
         closer = CLOSE[kind]
         closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
         inner_end = e - len(closer) if closed else e
-        body.parts.append(new_reasoning(kind, src[inner_start:inner_end], self.span(s, e), opened, closed))
+        body.parts.append(new_reasoning(kind, src[inner_start:inner_end], s, e, self.index, opened, closed))
         find = src.find
         at = find(CALL_OPEN, inner_start, inner_end)
         while at >= 0:
@@ -121,6 +121,7 @@ class BlockReader:
             limit=opts.max_block_chars,
             first_index=body.calls,
             span_of=self.span,
+            pos=self.index,
         )
         body.parts += parts
         if type(parts[0]) is ToolCall:  # valid calls, all of them, or one InvalidToolCall
@@ -138,6 +139,7 @@ class BlockReader:
             inner=src[b:inner_end],
             raw=src[s:e],
             span=self.span(s, e),
+            pos=self.index,
             closed=closed and not cut,
             cut=cut,
             strict=self.opts.strict,
@@ -156,6 +158,7 @@ class BlockReader:
         part, diags = _blockrules.tools_block(
             inner=src[b:inner_end],
             span=self.span(s, e),
+            pos=self.index,
             closed=closed and not cut,
             cut=cut,
             strict=self.opts.strict,

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .._construct import new_span, new_text, new_turn
+from .._construct import new_reasoning, new_text, new_turn
 from .._diagnostics import message
 from .._model import (
     Completion,
     Diagnostic,
-    Reasoning,
     ReasoningKind,
     Span,
     Text,
@@ -120,7 +119,7 @@ class _Builder(BlockReader):
         """Text outside any turn (§3.1): kept, and ``HT005`` unless it is whitespace."""
         if e > s:
             text = self.src[s:e]
-            gaps.append(new_text(text, self.span(s, e)))
+            gaps.append(new_text(text, s, e, self.index))
             if text != "\n" and text.strip(_WS):
                 self.diag("HT005", message("HT005"), s, e)
 
@@ -136,7 +135,7 @@ class _Builder(BlockReader):
     def flush_text(self, body: Body) -> None:
         if body.text_start >= 0:
             s, e = body.text_start, body.text_end
-            body.parts.append(new_text(self.src[s:e], self.span(s, e)))
+            body.parts.append(new_text(self.src[s:e], s, e, self.index))
             body.text_start = -1
 
     # ------------------------------------------------------------------ bodies
@@ -216,9 +215,7 @@ class _Builder(BlockReader):
         body.segment = None
         text = self.src[seg.text_start : seg.text_end]
         if text or seg.opened or closed:
-            body.parts.append(
-                Reasoning(kind=seg.kind, text=text, span=self.span(seg.start, end), opened=seg.opened, closed=closed)
-            )
+            body.parts.append(new_reasoning(seg.kind, text, seg.start, end, self.index, seg.opened, closed))
 
     def segment_call(self, body: Body, typ: str, s: int, e: int) -> None:
         """A call block inside reasoning (calls_in_reasoning=True): split the segment around it."""
@@ -287,14 +284,13 @@ class _Builder(BlockReader):
         tok = self.peek()
         if tok is not None and tok[0] == "O_TEXT":
             self.take(tok)
-            body.parts.append(new_text(self.src[tok[1] : tok[2]], self.span(tok[1], tok[2])))
+            body.parts.append(new_text(self.src[tok[1] : tok[2]], tok[1], tok[2], self.index))
 
     # ------------------------------------------------------------------ envelope
     def turn(self, typ: str, s: int, e: int) -> Turn:
         """One turn from its header token ``typ`` at ``[s, e)`` to its end."""
         src = self.src
         body = Body()
-        header = self.span(s, e)  # before the body: spans are asked in document order
         if typ == "HEAD_UNTERM":
             role = src[s + _HEAD : e]
             self.diag("HT003", message("HT003"), s, e)
@@ -312,17 +308,17 @@ class _Builder(BlockReader):
                     self.diag("HT004", message("HT004", role=role), s + _HEAD, e - 1)
                 self.other_body(body)
         last = self.reach
-        end: Span | None = None
+        end: int | None = None  # where the turn's end (``<|im_end|>`` or the link) starts
         nxt = self.peek()
         if self.stopped_at is not None:
             pass
         elif nxt is not None and nxt[0] == "IM_END":
             self.take(nxt)
-            end = self.span(nxt[1], nxt[2])
+            end = nxt[1]
             last = nxt[2]
         elif nxt is not None and nxt[0] in _LINKS:  # read by the caller: it opens the next turn
             last = nxt[1] + _END
-            end = self.span(nxt[1], last)
+            end = nxt[1]
             self.link = (nxt[1], last)
         elif typ != "HEAD_UNTERM":
             if nxt is not None:
@@ -330,8 +326,8 @@ class _Builder(BlockReader):
             elif last > e:
                 n = len(src)
                 self.diag("HT002", message("HT002"), n, n)
-        # the turn's span starts where its header does: the same line:column
-        return new_turn(role, tuple(body.parts), new_span(s, last, header.line, header.column), header, end)
+        # the spans on demand: the turn [s, last), its header [s, e), its end [end, last) when closed
+        return new_turn(role, tuple(body.parts), s, last, e, end, self.index)
 
 
 def build_transcript(text: str, options: ParseOptions) -> Transcript:

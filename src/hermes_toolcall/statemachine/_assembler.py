@@ -384,7 +384,8 @@ class Assembler:
         if start >= 0:
             if self.retain:
                 text = "".join(self.text)
-                self.parts.append(new_text(text, self.span(start, start + len(text))))
+                end = start + len(text)
+                self.parts.append(new_text(text, start, end, self.span(start, end)))  # eager positions
             self.text_start = -1
         self.text = [] if self.retain else SINK
 
@@ -412,7 +413,7 @@ class Assembler:
         text = "".join(seg.text)
         part = None
         if text or seg.opened or closed:
-            part = new_reasoning(seg.kind, text, self.span(seg.start, end), seg.opened, closed)
+            part = new_reasoning(seg.kind, text, seg.start, end, self.span(seg.start, end), seg.opened, closed)
             self.parts.append(part)
         seg.text = []
         self.events.append(new_reasoning_end(seg.kind, closed, part))
@@ -424,7 +425,7 @@ class Assembler:
         self.text = []
         if text:
             env = self.env
-            part = new_text(text, self.span(env.gap_start, at))
+            part = new_text(text, env.gap_start, at, self.span(env.gap_start, at))
             env.gaps.append(part)
             if text.strip(_WS):
                 self.diag("HT005", env.gap_start, at)
@@ -459,7 +460,10 @@ class Assembler:
         env = self.env
         assert env.header is not None
         parts = tuple(self.parts) if self.cur.state is not _HEADER else ()
-        turn = new_turn(env.role, parts, self.span(env.turn_start, end), env.header, end_span)
+        header = env.header
+        span = self.span(env.turn_start, end)
+        estart = None if end_span is None else end_span.start
+        turn = new_turn(env.role, parts, span.start, end, header.end, estart, (span, header, end_span))
         if self.retain:
             self.parts = []
         else:

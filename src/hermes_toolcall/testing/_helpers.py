@@ -11,11 +11,11 @@ import dataclasses
 import difflib
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import fields, is_dataclass
+from dataclasses import is_dataclass
 from typing import Any
 
 from .._ids import sequential_ids
-from .._model import Completion, Diagnostic, Span, ToolCall, Transcript, Turn
+from .._model import Completion, Diagnostic, Span, ToolCall, Transcript, Turn, public_fields
 from ..conformance._engines import grammar_parse
 from ..errors import HermesError, ParseError, StreamError, UsageError
 from ..statemachine import StreamParser
@@ -187,7 +187,7 @@ def describe(result: Result | Sequence[Diagnostic]) -> list[str]:
         if not is_dataclass(obj):
             lines.append(indent + repr(obj))
             return
-        shown = ", ".join(f"{f.name}={_fmt_value(getattr(obj, f.name))}" for f in fields(obj) if f.name != "parts")
+        shown = ", ".join(f"{n}={_fmt_value(getattr(obj, n))}" for n in public_fields(obj) if n != "parts")
         lines.append(f"{indent}{type(obj).__name__}({shown})")
 
     if isinstance(result, Completion):
