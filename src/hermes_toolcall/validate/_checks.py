@@ -17,7 +17,7 @@ from ..errors import HermesError
 from ..tags import CLOSE, CONTROL, OPEN, RESP_CLOSE, RESP_OPEN
 from ._build import Conversation, Finding, finding
 from ._engines import parse_transcript, render
-from ._fastschema import fast_valid
+from ._locate import JsonPath
 from ._schema import ToolSet
 from ._view import Piece, VCall, VMessage, VResult, value_where
 
@@ -50,11 +50,17 @@ def check_calls(conv: Conversation, tools: ToolSet, *, check_names: bool, format
                     known = ", ".join(sorted(tools.names)) or "none"
                     out.append(finding("HT301", message("HT301", name=call.name, known=known), call.where))
                 continue
-            if call.arguments is None:
+            arguments = call.arguments
+            if arguments is None:
                 continue  # HT303 already said why
-            if not formats and spec.fast is not None and fast_valid(spec.fast, call.arguments):
-                continue  # valid by the fast checker (what spec.check does first, without the call)
-            for err in spec.check(call.arguments, formats=formats):
+            fast = spec.fast
+            if fast is not None and not formats:
+                try:  # what fast_valid (and spec.check first) does, without the two calls
+                    if fast.is_valid(arguments):
+                        continue  # valid by the fast checker: jsonschema would find nothing either
+                except Exception:  # an instance it cannot convert: jsonschema decides
+                    pass
+            for err in spec.check(arguments, formats=formats):
                 out.append(
                     finding(
                         "HT302",
@@ -79,29 +85,37 @@ def check_conversation(conv: Conversation, profile: DialectProfile) -> list[Find
     answered: list[bool] = []
     seen_user = False
     seen_other = False
+    result_role = profile.result_role
     for msg in conv.messages:
         role, results = msg.role, msg.results
-        if role not in _KNOWN_ROLES:
-            if not msg.from_text:  # the parser already reported HT004 for text
-                out.append(finding("HT407", f"unknown role {role!r}", msg.where))
+        # the role's order (HT407); the common roles first, each test as before
+        if role == "user":
+            if not results:
+                seen_user = True
+            seen_other = True
+        elif role == "assistant":
+            if not seen_user and not results:
+                out.append(finding("HT407", "an assistant message before any user message", msg.where))
+            seen_other = True
         elif role in ("system", "developer"):
             if seen_other:
                 out.append(finding("HT407", f"a {role} message after the start of the conversation", msg.where))
-        elif role == "assistant" and not seen_user and not results:
-            out.append(finding("HT407", "an assistant message before any user message", msg.where))
-        if role == "user" and not results:
-            seen_user = True
-        if role not in ("system", "developer"):
+        else:
+            if role not in _KNOWN_ROLES and not msg.from_text:  # the parser already reported HT004 for text
+                out.append(finding("HT407", f"unknown role {role!r}", msg.where))
             seen_other = True
         if results:
-            if msg.from_text and role != profile.result_role:
-                what = f"results in a {role} turn; dialect {profile.name} puts them in {profile.result_role} turns"
+            if msg.from_text and role != result_role:
+                what = f"results in a {role} turn; dialect {profile.name} puts them in {result_role} turns"
                 out.append(finding("HT408", what, msg.where))
             out.extend(_bind_results(msg, pending, answered))
-        if role == "assistant" or (role in ("user", "system", "developer") and not results):
+        if role == "assistant" or (not results and role in ("user", "system", "developer")):
             if pending:
-                out.extend(_unanswered(pending, answered))
-            pending, answered = (list(msg.calls), [False] * len(msg.calls)) if role == "assistant" else ([], [])
+                if False in answered:
+                    out.extend(_unanswered(pending, answered))
+                pending, answered = [], []
+            if role == "assistant" and msg.calls:
+                pending, answered = list(msg.calls), [False] * len(msg.calls)
     if any(answered):
         out.extend(_unanswered(pending, answered))
     return out
@@ -259,10 +273,10 @@ def _round_trip(result: VResult, profile: DialectProfile) -> Iterator[Finding]:
         yield finding("HT504", f"rendered in {profile.name} and parsed back, the result gives {what}", result.where)
 
 
-def check_tool_problems(conv: Conversation, tools: ToolSet) -> list[Finding]:
-    """HT305/HT306 for the declarations, located at the tools of the record when known."""
+def check_tool_problems(tools_path: JsonPath | None, tools: ToolSet) -> list[Finding]:
+    """HT305/HT306 for the declarations, located at the tools of the record (``tools_path``) when known."""
     out: list[Finding] = []
     for problem in tools.problems:
-        path = (*conv.tools_path, problem.index) if conv.tools_path is not None else ()
+        path = (*tools_path, problem.index) if tools_path is not None else ()
         out.append(finding(problem.code, problem.message, value_where(path)))
     return out

@@ -19,7 +19,7 @@ from .._diagnostics import make
 from .._excerpt import window
 from .._model import Diagnostic, Span, ToolsBlock, Transcript
 from ..errors import DecodeError, InputError
-from ._api import Selector, ValidationReport, validate_conversation, validate_record
+from ._api import Selector, ValidationReport, record_report, validate_conversation
 from ._build import from_transcript
 from ._datasets import InputFormat, RawRecord
 from ._engines import parse_transcript
@@ -231,18 +231,7 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
         if not selector.allows("HT601"):
             return _result(raw, ())
         return _record_error(raw, "HT601", raw.error, 0)
-    kw: dict[str, Any] = {
-        "tools": options.tools,
-        "dialect": options.dialect,
-        "selector": selector,
-        "check_formats": options.check_formats,
-        "round_trip": options.round_trip,
-    }
-    if raw.kind == "object":
-        if options.text_column is not None:
-            return _check_text(raw, raw.data, options.text_column, options, selector, kw)
-        report = validate_record(raw.data, **kw)
-    elif raw.kind == "jsonl":
+    if raw.kind == "jsonl":
         try:
             data = jsonio.loads(raw.text)
         except DecodeError as exc:
@@ -250,11 +239,33 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
                 return _result(raw, ())
             return _record_error(raw, "HT601", f"invalid JSON: {exc.message}", exc.position)
         if options.text_column is not None:
-            return _check_text(raw, data, options.text_column, options, selector, kw)
-        report = validate_record(data, **kw)
+            return _check_text(raw, data, options.text_column, options, selector, _kw(options, selector))
+        report = record_report(  # decoded JSON: plain dicts and lists already
+            data, options.tools, options.dialect, selector, options.check_formats, options.round_trip, decoded=True
+        )
+    elif raw.kind == "object":
+        if options.text_column is not None:
+            return _check_text(raw, raw.data, options.text_column, options, selector, _kw(options, selector))
+        report = record_report(
+            raw.data, options.tools, options.dialect, selector, options.check_formats, options.round_trip,
+            decoded=False,
+        )
     else:
-        report = _transcript_report(raw.text, options, selector, kw)
-    return _result(raw, _place(raw, report) if report.diagnostics else ())
+        report = _transcript_report(raw.text, options, selector, _kw(options, selector))
+    if not report.diagnostics:
+        return RecordResult(number=raw.number, end=raw.end, findings=())
+    return _result(raw, _place(raw, report))
+
+
+def _kw(options: Options, selector: Selector) -> dict[str, Any]:
+    """The keyword arguments of ``validate_conversation`` for ``options``."""
+    return {
+        "tools": options.tools,
+        "dialect": options.dialect,
+        "selector": selector,
+        "check_formats": options.check_formats,
+        "round_trip": options.round_trip,
+    }
 
 
 def _transcript_report(text: str, options: Options, selector: Selector, kw: dict[str, Any]) -> ValidationReport:
