@@ -178,25 +178,33 @@ def check_security(conv: Conversation) -> list[Finding]:
     """HT501 control tokens, HT502 frame closers in results and reasoning, HT503 fabricated results.
 
     Each marker is looked for with ``in`` first (the control tokens' common prefix, the result tags):
-    most pieces hold none, and a substring test costs a fraction of a regular-expression scan.
+    most pieces hold none, and a substring test costs a fraction of a regular-expression scan. One walk
+    over a message's pieces looks for all three (no two of the markers can start at the same character,
+    so the findings sort as if each was looked for in its own walk).
     """
     out: list[Finding] = []
     for msg in conv.messages:
-        for pieces in (msg.pieces, msg.raw):
-            for piece in pieces:
-                if _CONTROL_PREFIX in piece.text:
-                    for m in _CONTROL.finditer(piece.text):
-                        where = piece.where(m.start(), m.end())
-                        out.append(finding("HT501", f"control token {m.group()} inside {piece.kind}", where))
+        assistant = msg.role == "assistant"
         for piece in msg.pieces:
-            if piece.kind == "result" and RESP_CLOSE in piece.text:
-                for m in _RESULT_CLOSER.finditer(piece.text):
+            text = piece.text
+            if _CONTROL_PREFIX in text:
+                for m in _CONTROL.finditer(text):
                     where = piece.where(m.start(), m.end())
-                    out.append(finding("HT502", "</tool_response> inside a result closes its frame early", where))
-            elif msg.role == "assistant" and piece.kind == "content" and RESP_OPEN in piece.text:
-                for m in _RESULT_OPENER.finditer(piece.text):
+                    out.append(finding("HT501", f"control token {m.group()} inside {piece.kind}", where))
+            if piece.kind == "result":
+                if RESP_CLOSE in text:
+                    for m in _RESULT_CLOSER.finditer(text):
+                        where = piece.where(m.start(), m.end())
+                        out.append(finding("HT502", "</tool_response> inside a result closes its frame early", where))
+            elif assistant and piece.kind == "content" and RESP_OPEN in text:
+                for m in _RESULT_OPENER.finditer(text):
                     where = piece.where(m.start(), m.end())
                     out.append(finding("HT503", "<tool_response> written inside an assistant message", where))
+        for piece in msg.raw:
+            if _CONTROL_PREFIX in piece.text:
+                for m in _CONTROL.finditer(piece.text):
+                    where = piece.where(m.start(), m.end())
+                    out.append(finding("HT501", f"control token {m.group()} inside {piece.kind}", where))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import hashlib
@@ -127,21 +128,39 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
     return tuple(out)
 
 
-def _place_text(raw: RawRecord, field: str, report: ValidationReport) -> tuple[Located, ...]:
+def _dropped_cr(text: str) -> list[int]:
+    """Where ``text.replace("\r\n", "\n")`` dropped a ``\r``: the offsets, in the result, of the ``\n`` after each."""
+    out: list[int] = []
+    i = text.find("\r\n")
+    while i >= 0:
+        out.append(i - len(out))
+        i = text.find("\r\n", i + 2)
+    return out
+
+
+def _place_text(
+    raw: RawRecord, field: str, report: ValidationReport, dropped: Sequence[int] = ()
+) -> tuple[Located, ...]:
     """Findings of the transcript in ``field`` of a JSON record: the file position, and the position in the text.
 
     The column points into the record's JSON line, at the character of the string where the finding
-    is (escapes counted as written); ``text`` says line:column and offset inside the transcript.
+    is (escapes counted as written); ``text`` says line:column and offset inside the transcript. The
+    transcript was checked with CRLF read as LF (as in a ChatML file): ``dropped`` (``_dropped_cr``)
+    maps its offsets back to the row's text.
     """
     found = locate(raw.text, (field,))
     start = found[0] if found is not None and raw.text[found[0] : found[0] + 1] == '"' else -1
     out = []
     for d in report.diagnostics:
+        first, last = d.span.start, d.span.end
+        if dropped:  # a start after a dropped \r counts it; an end at its \n stays before it
+            first += bisect.bisect_right(dropped, first)
+            last = max(first, last + bisect.bisect_left(dropped, last))
         if start >= 0:
-            a, b = string_offset(raw.text, start, d.span.start), string_offset(raw.text, start, d.span.end)
+            a, b = string_offset(raw.text, start, first), string_offset(raw.text, start, last)
         else:
             a = b = 0
-        position = TextPosition(field=field, line=d.span.line, column=d.span.column, offset=d.span.start)
+        position = TextPosition(field=field, line=d.span.line, column=d.span.column, offset=first)
         out.append(_located(d, raw.number, raw.line, a + 1, max(1, b - a), raw.text, text=position))
     return tuple(out)
 
@@ -290,6 +309,9 @@ def _check_text(
             f"no field {field!r}" if value is None else f"{field!r} is {type(value).__name__}, not a string"
         )
         return _record_error(raw, "HT603", f"--text-column {field}: the record has no ChatML text ({what})", 0)
+    if "\r\n" in value:  # read as a ChatML file reads it: CRLF line ends as LF (positions mapped back)
+        report = _transcript_report(value.replace("\r\n", "\n"), options, selector, kw)
+        return _result(raw, _place_text(raw, field, report, _dropped_cr(value)))
     report = _transcript_report(value, options, selector, kw)
     return _result(raw, _place_text(raw, field, report))
 
