@@ -30,14 +30,21 @@ class Selector:
     (True, False)
     """
 
-    __slots__ = ("ignore", "select")
+    __slots__ = ("_seen", "ignore", "select")
 
     def __init__(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> None:
         self.select = None if select is None else tuple(_code(s) for s in select)
         self.ignore = tuple(_code(s) for s in ignore or ())
+        self._seen: dict[str, bool] = {}  # code -> verdict (asked once per record for HT504, per finding)
 
     def allows(self, code: str) -> bool:
         """Whether ``code`` is reported."""
+        seen = self._seen.get(code)
+        if seen is None:
+            seen = self._seen[code] = self._allows(code)
+        return seen
+
+    def _allows(self, code: str) -> bool:
         if self.select is None:
             sel = 0
         else:
