@@ -17,9 +17,12 @@ from hermes_toolcall._jsonio import dumps_spaced
 from hermes_toolcall.cli import main
 from hermes_toolcall.dataio._convert import convert_record, parse_shape
 from hermes_toolcall.errors import UsageError
+from hermes_toolcall.testing._strategies import ends_at_its_closer
 
 _WORDS = st.text(st.characters(codec="utf-8", exclude_characters="<>\r", exclude_categories=("Cs", "Cc")),
                  min_size=1, max_size=20).map(str.strip).filter(bool)
+# a tool result the renderer accepts: a JSON-looking body must end at its closer (hypothesis drew '{"""')
+_RESULTS = _WORDS.filter(ends_at_its_closer)
 
 
 @st.composite
@@ -42,7 +45,7 @@ def valid_records(draw: st.DrawFn) -> dict[str, Any]:
                 calls += 1
             msgs.append({"role": "assistant", "content": None, "tool_calls": batch})
             for call in batch:
-                msgs.append({"role": "tool", "content": draw(_WORDS), "tool_call_id": call["id"]})
+                msgs.append({"role": "tool", "content": draw(_RESULTS), "tool_call_id": call["id"]})
         msgs.append({"role": "assistant", "content": draw(_WORDS)})
     record: dict[str, Any] = {"messages": msgs}
     if tools:
@@ -58,6 +61,27 @@ def test_openai_chatml_openai_is_the_identity(dialect: str, record: dict[str, An
     back = convert_record(text.record, source=f"chatml:{dialect}", target="openai")
     assert back.ok, back.error
     assert back.record == record
+
+
+def test_a_result_with_an_unterminated_json_string_is_refused_not_converted() -> None:
+    """Regression (hypothesis, qwen3): a result of `{` and three quotes would swallow its closer; it is refused
+    with the renderer's reason, so the round-trip property draws only results that end at their closer."""
+    record = {
+        "messages": [
+            {"role": "user", "content": "0"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "0"}'}}
+            ]},
+            {"role": "tool", "content": '{"""', "tool_call_id": "call_0"},
+            {"role": "assistant", "content": "0"},
+        ],
+        "tools": [WEATHER_TOOL],
+    }
+    for dialect in sorted(DIALECTS):
+        text = convert_record(record, source="openai", target=f"chatml:{dialect}")
+        assert not text.ok and text.record is None
+        assert text.error is not None and "unterminated JSON string in tool result" in text.error
+    assert not ends_at_its_closer('{"""') and ends_at_its_closer('{""}')
 
 
 @given(record=valid_records())

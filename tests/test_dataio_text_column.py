@@ -187,3 +187,23 @@ def test_datasets_folder_and_validate_dataset(tmp_path: Path, monkeypatch: pytes
     ]
     assert got == [(f.record, f.code, f.message, f.text.line, f.text.column) for f in expected if f.text]
     assert report.dataset[0]["ht_ok"] is True and report.dataset[1]["ht_ok"] is False
+
+
+def test_crlf_text_is_read_as_a_chatml_file_reads_it(tmp_path: Path) -> None:
+    """Regression (the property in test_dataio_text_column_props.py): a row's CRLF transcript was parsed
+    with its ``\\r``s, so the role read ``'<tool_call>\\r'`` where the ChatML file says ``'<tool_call>'``,
+    and positions after a line end differed. Now CRLF reads as LF, and the offset is the row text's."""
+    text = '<|im_start|><tool_call>\r\n{"name": "f", "arguments": {"v": 1}}\r\n</tool_call>'
+    chatml = tmp_path / "t.txt"
+    chatml.write_bytes(text.encode("utf-8"))
+    jsonl = tmp_path / "rows.jsonl"
+    jsonl.write_text(json.dumps({"text": text}) + "\n", "utf-8")
+    in_file = _located(chatml)
+    in_row = _located(jsonl, text="text")
+    assert [(f.code, f.message) for f in in_row] == [(f.code, f.message) for f in in_file]
+    assert [f.code for f in in_row] == ["HT004", "HT002"] and "'<tool_call>'" in in_row[0].message
+    last = in_row[-1].text
+    assert last is not None and (last.line, last.column) == (in_file[-1].line, in_file[-1].column) == (3, 13)
+    assert last.offset == len(text)  # the end of the row's text, its two \r counted
+    line = jsonl.read_text("utf-8").rstrip("\n")
+    assert line[in_row[-1].column - 1 :] == '"}'  # the column is at that character of the JSON line

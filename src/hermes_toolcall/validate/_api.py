@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _jsonio as jsonio
 from .._model import Completion, Diagnostic, Message, Transcript
-from .._profiles import get_profile
+from .._profiles import DialectProfile, get_profile
 from ..errors import HermesError, UsageError, ValidationError
 from . import _checks as checks
 from ._build import Conversation, Finding, finding, from_completion, from_openai, from_sharegpt, from_transcript
-from ._schema import load_tools
+from ._locate import JsonPath
+from ._schema import ToolSet, load_tools
 from ._view import Where, value_where
 
 __all__ = ["Selector", "ValidationReport", "validate", "validate_conversation", "validate_record"]
@@ -27,14 +30,21 @@ class Selector:
     (True, False)
     """
 
-    __slots__ = ("ignore", "select")
+    __slots__ = ("_seen", "ignore", "select")
 
     def __init__(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> None:
         self.select = None if select is None else tuple(_code(s) for s in select)
         self.ignore = tuple(_code(s) for s in ignore or ())
+        self._seen: dict[str, bool] = {}  # code -> verdict (asked once per record for HT504, per finding)
 
     def allows(self, code: str) -> bool:
         """Whether ``code`` is reported."""
+        seen = self._seen.get(code)
+        if seen is None:
+            seen = self._seen[code] = self._allows(code)
+        return seen
+
+    def _allows(self, code: str) -> bool:
         if self.select is None:
             sel = 0
         else:
@@ -117,13 +127,30 @@ def validate_conversation(
     >>> validate_conversation(from_openai([{"role": "robot", "content": "hi"}], dialect="hermes")).codes
     ('HT407',)
     """
-    profile = get_profile(dialect)
-    selector = selector or Selector()
     declared = tools if tools is not None else conv.tools
-    toolset = load_tools(declared)
-    found: list[Finding] = list(conv.findings)
-    if declared is not None:
-        found.extend(checks.check_tool_problems(conv, toolset))
+    profile = get_profile(dialect)
+    return _report(conv, declared, conv.tools_path, conv.findings, None, profile, selector or Selector(),
+                   check_formats, round_trip)
+
+
+def _report(
+    conv: Conversation,
+    declared: Sequence[Any] | None,
+    tools_path: JsonPath | None,
+    findings: tuple[Finding, ...],
+    toolset: ToolSet | None,
+    profile: DialectProfile,
+    selector: Selector,
+    check_formats: bool,
+    round_trip: bool,
+) -> ValidationReport:
+    """The checks of ``validate_conversation``, with the view's tools, their path and its findings given
+    apart (a record's own, without building a second view) and ``toolset`` when already known."""
+    if toolset is None:
+        toolset = load_tools(declared)
+    found: list[Finding] = list(findings)
+    if declared is not None and toolset.problems:
+        found.extend(checks.check_tool_problems(tools_path, toolset))
     found.extend(checks.check_calls(conv, toolset, check_names=declared is not None, formats=check_formats))
     if not conv.completion:
         found.extend(checks.check_conversation(conv, profile))
@@ -227,13 +254,52 @@ def validate_record(
     >>> r.codes
     ('HT301',)
     """
-    selector = selector or Selector()
+    return record_report(record, tools, dialect, selector or Selector(), check_formats, round_trip, decoded=False)
+
+
+def record_report(
+    record: Any,
+    tools: Sequence[Any] | None,
+    dialect: str,
+    selector: Selector,
+    check_formats: bool,
+    round_trip: bool,
+    *,
+    decoded: bool,
+) -> ValidationReport:
+    """``validate_record`` with its options in place (the runner's per-record call).
+
+    ``decoded``: the record was just decoded from JSON text, so it holds only dicts and lists (no
+    ``Mapping`` or tuple to copy into plain data first).
+    """
     try:
-        return _validate_record(record, tools, dialect, selector, check_formats, round_trip)
+        return _validate_record(record, tools, dialect, selector, check_formats, round_trip, decoded)
     except HermesError:
         raise
     except Exception as exc:  # RecursionError on absurd nesting, ValueError on huge numbers, …
         return _failed(exc)  # never hidden by select/ignore
+
+
+_NOT_JSON = "not JSON"
+
+
+@functools.lru_cache(maxsize=256)
+def _tools_text(text: str) -> Any:
+    """The tools a record writes as JSON text (ShareGPT), decoded once per distinct text.
+
+    The value is shared by every record with that text: the checks only read it.
+    """
+    stripped = text.strip()
+    value = jsonio.loads_or_none(text) if stripped else []
+    if value is None and stripped != "null":
+        return _NOT_JSON
+    return value
+
+
+@functools.lru_cache(maxsize=256)
+def _text_toolset(text: str) -> ToolSet:
+    """The ``ToolSet`` of the tools written as ``text`` (what ``load_tools`` gives for ``_tools_text(text)``)."""
+    return load_tools(_tools_text(text))
 
 
 def _validate_record(
@@ -243,12 +309,14 @@ def _validate_record(
     selector: Selector,
     check_formats: bool,
     round_trip: bool,
+    decoded: bool,
 ) -> ValidationReport:
-    if _needs_plain(record):
+    if not decoded and _needs_plain(record):
         record = _plain(record)
     conv: Conversation
-    extra: list[Finding] = []
+    findings: tuple[Finding, ...] | None = None  # the record's own findings (HT602, HT603), when any
     record_tools: Any = None
+    toolset: ToolSet | None = None
     key = _messages_key(record)
     if key is not None and _shape(record[key]) == "openai":
         conv = from_openai(record[key], dialect=dialect, path=(key,))
@@ -256,31 +324,38 @@ def _validate_record(
         conv = from_sharegpt(record[key], dialect=dialect, path=(key,))
     else:
         what = "a JSON object" if isinstance(record, dict) else f"a JSON {type(record).__name__}"
-        extra.append(finding("HT602", f"{what} with neither `messages` nor `conversations` list", value_where(())))
+        findings = (finding("HT602", f"{what} with neither `messages` nor `conversations` list", value_where(())),)
         conv = Conversation(messages=())
     if isinstance(record, dict) and "tools" in record:
         record_tools = record["tools"]
         if isinstance(record_tools, str):
-            from .. import _jsonio as jsonio
-
             text = record_tools
-            record_tools = jsonio.loads_or_none(text) if text.strip() else []
-            if record_tools is None and text.strip() != "null":
-                record_tools = "not JSON"
+            record_tools = _tools_text(text)
+            if tools is None and isinstance(record_tools, list):
+                toolset = _text_toolset(text)
         if record_tools is not None and not isinstance(record_tools, list):
-            what = "is not JSON" if record_tools == "not JSON" else "is not a list"
+            what = "is not JSON" if record_tools == _NOT_JSON else "is not a list"
             message = f"`tools` {what}: it must be a list of tool objects (or its JSON text)"
-            extra.append(finding("HT603", message, value_where(("tools",))))
+            findings = (*(findings or ()), finding("HT603", message, value_where(("tools",))))
             record_tools = None
-    if record_tools is not None or extra:
-        conv = Conversation(
-            messages=conv.messages,
-            findings=conv.findings + tuple(extra),
-            tools=record_tools if record_tools is not None else conv.tools,
-            tools_path=("tools",) if isinstance(record, dict) and isinstance(record.get("tools"), list) else None,
-        )
-    return validate_conversation(
-        conv, tools=tools, dialect=dialect, selector=selector, check_formats=check_formats, round_trip=round_trip
+    if record_tools is None and findings is None:
+        declared = tools if tools is not None else conv.tools
+        return _report(conv, declared, conv.tools_path, conv.findings, None, get_profile(dialect), selector,
+                       check_formats, round_trip)
+    # the record's tools (a list, or its JSON text) replace those of the view, and its findings come after
+    own_tools = record_tools if record_tools is not None else conv.tools
+    listed = isinstance(record, dict) and isinstance(record.get("tools"), list)
+    tools_path: JsonPath | None = ("tools",) if listed else None
+    return _report(
+        conv,
+        tools if tools is not None else own_tools,
+        tools_path,
+        conv.findings + findings if findings else conv.findings,
+        toolset,
+        get_profile(dialect),
+        selector,
+        check_formats,
+        round_trip,
     )
 
 

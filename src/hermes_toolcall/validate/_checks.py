@@ -17,7 +17,7 @@ from ..errors import HermesError
 from ..tags import CLOSE, CONTROL, OPEN, RESP_CLOSE, RESP_OPEN
 from ._build import Conversation, Finding, finding
 from ._engines import parse_transcript, render
-from ._fastschema import fast_valid
+from ._locate import JsonPath
 from ._schema import ToolSet
 from ._view import Piece, VCall, VMessage, VResult, value_where
 
@@ -50,11 +50,17 @@ def check_calls(conv: Conversation, tools: ToolSet, *, check_names: bool, format
                     known = ", ".join(sorted(tools.names)) or "none"
                     out.append(finding("HT301", message("HT301", name=call.name, known=known), call.where))
                 continue
-            if call.arguments is None:
+            arguments = call.arguments
+            if arguments is None:
                 continue  # HT303 already said why
-            if not formats and spec.fast is not None and fast_valid(spec.fast, call.arguments):
-                continue  # valid by the fast checker (what spec.check does first, without the call)
-            for err in spec.check(call.arguments, formats=formats):
+            fast = spec.fast
+            if fast is not None and not formats:
+                try:  # what fast_valid (and spec.check first) does, without the two calls
+                    if fast.is_valid(arguments):
+                        continue  # valid by the fast checker: jsonschema would find nothing either
+                except Exception:  # an instance it cannot convert: jsonschema decides
+                    pass
+            for err in spec.check(arguments, formats=formats):
                 out.append(
                     finding(
                         "HT302",
@@ -79,29 +85,37 @@ def check_conversation(conv: Conversation, profile: DialectProfile) -> list[Find
     answered: list[bool] = []
     seen_user = False
     seen_other = False
+    result_role = profile.result_role
     for msg in conv.messages:
         role, results = msg.role, msg.results
-        if role not in _KNOWN_ROLES:
-            if not msg.from_text:  # the parser already reported HT004 for text
-                out.append(finding("HT407", f"unknown role {role!r}", msg.where))
+        # the role's order (HT407); the common roles first, each test as before
+        if role == "user":
+            if not results:
+                seen_user = True
+            seen_other = True
+        elif role == "assistant":
+            if not seen_user and not results:
+                out.append(finding("HT407", "an assistant message before any user message", msg.where))
+            seen_other = True
         elif role in ("system", "developer"):
             if seen_other:
                 out.append(finding("HT407", f"a {role} message after the start of the conversation", msg.where))
-        elif role == "assistant" and not seen_user and not results:
-            out.append(finding("HT407", "an assistant message before any user message", msg.where))
-        if role == "user" and not results:
-            seen_user = True
-        if role not in ("system", "developer"):
+        else:
+            if role not in _KNOWN_ROLES and not msg.from_text:  # the parser already reported HT004 for text
+                out.append(finding("HT407", f"unknown role {role!r}", msg.where))
             seen_other = True
         if results:
-            if msg.from_text and role != profile.result_role:
-                what = f"results in a {role} turn; dialect {profile.name} puts them in {profile.result_role} turns"
+            if msg.from_text and role != result_role:
+                what = f"results in a {role} turn; dialect {profile.name} puts them in {result_role} turns"
                 out.append(finding("HT408", what, msg.where))
             out.extend(_bind_results(msg, pending, answered))
-        if role == "assistant" or (role in ("user", "system", "developer") and not results):
+        if role == "assistant" or (not results and role in ("user", "system", "developer")):
             if pending:
-                out.extend(_unanswered(pending, answered))
-            pending, answered = (list(msg.calls), [False] * len(msg.calls)) if role == "assistant" else ([], [])
+                if False in answered:
+                    out.extend(_unanswered(pending, answered))
+                pending, answered = [], []
+            if role == "assistant" and msg.calls:
+                pending, answered = list(msg.calls), [False] * len(msg.calls)
     if any(answered):
         out.extend(_unanswered(pending, answered))
     return out
@@ -164,25 +178,33 @@ def check_security(conv: Conversation) -> list[Finding]:
     """HT501 control tokens, HT502 frame closers in results and reasoning, HT503 fabricated results.
 
     Each marker is looked for with ``in`` first (the control tokens' common prefix, the result tags):
-    most pieces hold none, and a substring test costs a fraction of a regular-expression scan.
+    most pieces hold none, and a substring test costs a fraction of a regular-expression scan. One walk
+    over a message's pieces looks for all three (no two of the markers can start at the same character,
+    so the findings sort as if each was looked for in its own walk).
     """
     out: list[Finding] = []
     for msg in conv.messages:
-        for pieces in (msg.pieces, msg.raw):
-            for piece in pieces:
-                if _CONTROL_PREFIX in piece.text:
-                    for m in _CONTROL.finditer(piece.text):
-                        where = piece.where(m.start(), m.end())
-                        out.append(finding("HT501", f"control token {m.group()} inside {piece.kind}", where))
+        assistant = msg.role == "assistant"
         for piece in msg.pieces:
-            if piece.kind == "result" and RESP_CLOSE in piece.text:
-                for m in _RESULT_CLOSER.finditer(piece.text):
+            text = piece.text
+            if _CONTROL_PREFIX in text:
+                for m in _CONTROL.finditer(text):
                     where = piece.where(m.start(), m.end())
-                    out.append(finding("HT502", "</tool_response> inside a result closes its frame early", where))
-            elif msg.role == "assistant" and piece.kind == "content" and RESP_OPEN in piece.text:
-                for m in _RESULT_OPENER.finditer(piece.text):
+                    out.append(finding("HT501", f"control token {m.group()} inside {piece.kind}", where))
+            if piece.kind == "result":
+                if RESP_CLOSE in text:
+                    for m in _RESULT_CLOSER.finditer(text):
+                        where = piece.where(m.start(), m.end())
+                        out.append(finding("HT502", "</tool_response> inside a result closes its frame early", where))
+            elif assistant and piece.kind == "content" and RESP_OPEN in text:
+                for m in _RESULT_OPENER.finditer(text):
                     where = piece.where(m.start(), m.end())
                     out.append(finding("HT503", "<tool_response> written inside an assistant message", where))
+        for piece in msg.raw:
+            if _CONTROL_PREFIX in piece.text:
+                for m in _CONTROL.finditer(piece.text):
+                    where = piece.where(m.start(), m.end())
+                    out.append(finding("HT501", f"control token {m.group()} inside {piece.kind}", where))
     return out
 
 
@@ -259,10 +281,10 @@ def _round_trip(result: VResult, profile: DialectProfile) -> Iterator[Finding]:
         yield finding("HT504", f"rendered in {profile.name} and parsed back, the result gives {what}", result.where)
 
 
-def check_tool_problems(conv: Conversation, tools: ToolSet) -> list[Finding]:
-    """HT305/HT306 for the declarations, located at the tools of the record when known."""
+def check_tool_problems(tools_path: JsonPath | None, tools: ToolSet) -> list[Finding]:
+    """HT305/HT306 for the declarations, located at the tools of the record (``tools_path``) when known."""
     out: list[Finding] = []
     for problem in tools.problems:
-        path = (*conv.tools_path, problem.index) if conv.tools_path is not None else ()
+        path = (*tools_path, problem.index) if tools_path is not None else ()
         out.append(finding(problem.code, problem.message, value_where(path)))
     return out

@@ -1,6 +1,7 @@
 """Find where a JSON value lies in its source text, so dataset diagnostics point at a line:column.
 
-Only used for the few records that have findings, so a small scanner in Python is fast enough.
+Only used for the few records that have findings; the scans jump between structural characters with
+regular expressions, so a long line costs its strings and brackets, not its characters.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ __all__ = ["JsonPath", "locate", "string_offset"]
 JsonPath = tuple[str | int, ...]
 
 _WS = re.compile(r"[ \t\r\n]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # a JSON string token (escapes as written)
 _SCALAR = re.compile(r"[^\s,\]\}:]+")
+_STRUCTURE = re.compile(r'["{}\[\]]')  # what a container's scan stops at: a string, an opener, a closer
+_PLAIN = re.compile(r'[^"\\]*')  # a run of string characters that are one character each when decoded
 
 
 def _skip_ws(text: str, i: int) -> int:
@@ -33,18 +36,19 @@ def _value_end(text: str, i: int) -> int:
     if c in "{[":
         depth = 0
         j = i
-        n = len(text)
-        while j < n:
+        search, string = _STRUCTURE.search, _STRING.match
+        while (m := search(text, j)) is not None:  # jump from one structural character to the next
+            j = m.start()
             ch = text[j]
             if ch == '"':
-                m = _STRING.match(text, j)
+                m = string(text, j)
                 if not m:
                     return -1
                 j = m.end()
                 continue
             if ch in "{[":
                 depth += 1
-            elif ch in "}]":
+            else:
                 depth -= 1
                 if depth == 0:
                     return j + 1
@@ -129,7 +133,14 @@ def string_offset(text: str, start: int, decoded: int) -> int:
     i = start + 1
     n = len(text)
     count = 0
+    plain = _PLAIN.match
     while i < n and count < decoded:
+        run = m.end() - i if (m := plain(text, i)) else 0  # characters without a quote or backslash: one each
+        if run:
+            step = min(run, decoded - count)
+            i += step
+            count += step
+            continue
         ch = text[i]
         if ch == '"':
             break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import hashlib
@@ -19,7 +20,7 @@ from .._diagnostics import make
 from .._excerpt import window
 from .._model import Diagnostic, Span, ToolsBlock, Transcript
 from ..errors import DecodeError, InputError
-from ._api import Selector, ValidationReport, validate_conversation, validate_record
+from ._api import Selector, ValidationReport, record_report, validate_conversation
 from ._build import from_transcript
 from ._datasets import InputFormat, RawRecord
 from ._engines import parse_transcript
@@ -127,21 +128,39 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
     return tuple(out)
 
 
-def _place_text(raw: RawRecord, field: str, report: ValidationReport) -> tuple[Located, ...]:
+def _dropped_cr(text: str) -> list[int]:
+    """Where ``text.replace("\r\n", "\n")`` dropped a ``\r``: the offsets, in the result, of the ``\n`` after each."""
+    out: list[int] = []
+    i = text.find("\r\n")
+    while i >= 0:
+        out.append(i - len(out))
+        i = text.find("\r\n", i + 2)
+    return out
+
+
+def _place_text(
+    raw: RawRecord, field: str, report: ValidationReport, dropped: Sequence[int] = ()
+) -> tuple[Located, ...]:
     """Findings of the transcript in ``field`` of a JSON record: the file position, and the position in the text.
 
     The column points into the record's JSON line, at the character of the string where the finding
-    is (escapes counted as written); ``text`` says line:column and offset inside the transcript.
+    is (escapes counted as written); ``text`` says line:column and offset inside the transcript. The
+    transcript was checked with CRLF read as LF (as in a ChatML file): ``dropped`` (``_dropped_cr``)
+    maps its offsets back to the row's text.
     """
     found = locate(raw.text, (field,))
     start = found[0] if found is not None and raw.text[found[0] : found[0] + 1] == '"' else -1
     out = []
     for d in report.diagnostics:
+        first, last = d.span.start, d.span.end
+        if dropped:  # a start after a dropped \r counts it; an end at its \n stays before it
+            first += bisect.bisect_right(dropped, first)
+            last = max(first, last + bisect.bisect_left(dropped, last))
         if start >= 0:
-            a, b = string_offset(raw.text, start, d.span.start), string_offset(raw.text, start, d.span.end)
+            a, b = string_offset(raw.text, start, first), string_offset(raw.text, start, last)
         else:
             a = b = 0
-        position = TextPosition(field=field, line=d.span.line, column=d.span.column, offset=d.span.start)
+        position = TextPosition(field=field, line=d.span.line, column=d.span.column, offset=first)
         out.append(_located(d, raw.number, raw.line, a + 1, max(1, b - a), raw.text, text=position))
     return tuple(out)
 
@@ -231,18 +250,7 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
         if not selector.allows("HT601"):
             return _result(raw, ())
         return _record_error(raw, "HT601", raw.error, 0)
-    kw: dict[str, Any] = {
-        "tools": options.tools,
-        "dialect": options.dialect,
-        "selector": selector,
-        "check_formats": options.check_formats,
-        "round_trip": options.round_trip,
-    }
-    if raw.kind == "object":
-        if options.text_column is not None:
-            return _check_text(raw, raw.data, options.text_column, options, selector, kw)
-        report = validate_record(raw.data, **kw)
-    elif raw.kind == "jsonl":
+    if raw.kind == "jsonl":
         try:
             data = jsonio.loads(raw.text)
         except DecodeError as exc:
@@ -250,11 +258,33 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
                 return _result(raw, ())
             return _record_error(raw, "HT601", f"invalid JSON: {exc.message}", exc.position)
         if options.text_column is not None:
-            return _check_text(raw, data, options.text_column, options, selector, kw)
-        report = validate_record(data, **kw)
+            return _check_text(raw, data, options.text_column, options, selector, _kw(options, selector))
+        report = record_report(  # decoded JSON: plain dicts and lists already
+            data, options.tools, options.dialect, selector, options.check_formats, options.round_trip, decoded=True
+        )
+    elif raw.kind == "object":
+        if options.text_column is not None:
+            return _check_text(raw, raw.data, options.text_column, options, selector, _kw(options, selector))
+        report = record_report(
+            raw.data, options.tools, options.dialect, selector, options.check_formats, options.round_trip,
+            decoded=False,
+        )
     else:
-        report = _transcript_report(raw.text, options, selector, kw)
-    return _result(raw, _place(raw, report) if report.diagnostics else ())
+        report = _transcript_report(raw.text, options, selector, _kw(options, selector))
+    if not report.diagnostics:
+        return RecordResult(number=raw.number, end=raw.end, findings=())
+    return _result(raw, _place(raw, report))
+
+
+def _kw(options: Options, selector: Selector) -> dict[str, Any]:
+    """The keyword arguments of ``validate_conversation`` for ``options``."""
+    return {
+        "tools": options.tools,
+        "dialect": options.dialect,
+        "selector": selector,
+        "check_formats": options.check_formats,
+        "round_trip": options.round_trip,
+    }
 
 
 def _transcript_report(text: str, options: Options, selector: Selector, kw: dict[str, Any]) -> ValidationReport:
@@ -279,6 +309,9 @@ def _check_text(
             f"no field {field!r}" if value is None else f"{field!r} is {type(value).__name__}, not a string"
         )
         return _record_error(raw, "HT603", f"--text-column {field}: the record has no ChatML text ({what})", 0)
+    if "\r\n" in value:  # read as a ChatML file reads it: CRLF line ends as LF (positions mapped back)
+        report = _transcript_report(value.replace("\r\n", "\n"), options, selector, kw)
+        return _result(raw, _place_text(raw, field, report, _dropped_cr(value)))
     report = _transcript_report(value, options, selector, kw)
     return _result(raw, _place_text(raw, field, report))
 

@@ -158,7 +158,7 @@ def load_tools(tools: Sequence[Any] | None) -> ToolSet:
     if not tools:
         return ToolSet(tools={})
     try:
-        key = jsonio.dumps_fast(list(tools))
+        key = jsonio.dumps_fast(tools if isinstance(tools, list) else list(tools))
     except (TypeError, ValueError):
         return _build(list(tools))
     return _cached(key)
