@@ -121,20 +121,20 @@ def test_the_fast_path_takes_the_arguments_interior(size: int) -> None:
     text = '<tool_call>{"name": "f", "arguments": {"a": [{"k": 1, "v": "s]}t"}, {"k": 2}]}}</tool_call>'
     chunks = tuple(text[i : i + size] for i in range(0, len(text), size))
     check(text, chunks)
-    original = _readers.JsonBlockReader._string_or_read
+    original = _readers.JsonBlockReader._string_chunk
     taken: list[str] = []
 
-    def spy(self: _readers.JsonBlockReader, chunk: str) -> list[Event] | None:
+    def spy(self: _readers.JsonBlockReader, chunk: str) -> bool:
         taken.append(chunk)
         return original(self, chunk)
 
     counts = []
-    _readers.JsonBlockReader._string_or_read = spy  # type: ignore[method-assign]
+    _readers.JsonBlockReader._string_chunk = spy  # type: ignore[method-assign]
     try:
         for fast in (True, False):
             taken.clear()
             run(chunks, fast=fast)
             counts.append(len(taken))
     finally:
-        _readers.JsonBlockReader._string_or_read = original  # type: ignore[method-assign]
+        _readers.JsonBlockReader._string_chunk = original  # type: ignore[method-assign]
     assert counts[0] * 2 <= counts[1]

@@ -257,9 +257,9 @@ class OpenAIChunker:
 
         >>> from hermes_toolcall.statemachine import StreamParser
         >>> p, c = StreamParser(stream_arguments=True), OpenAIChunker(eager=True)
-        >>> events = p.feed('<tool_call>{"name": "f", "arguments": {"a": ')
-        >>> c.feed(events)[-1]["choices"][0]["delta"]["tool_calls"][0]["function"]
-        {'name': 'f', 'arguments': ''}
+        >>> chunks = c.feed(p.feed('<tool_call>{"name": "f", "arguments": {"a": '))
+        >>> [chunk["choices"][0]["delta"]["tool_calls"][0]["function"] for chunk in chunks]
+        [{'name': 'f', 'arguments': ''}, {'arguments': '{"a": '}]
         >>> c.sent_arguments(p.feed("12")[0])
         0
         """

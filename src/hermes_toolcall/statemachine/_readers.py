@@ -362,30 +362,27 @@ class JsonBlockReader(PlainBlockReader):
                 outside = "".join(pieces[1::2] if in_string else pieces[::2])
                 if not len(pieces) & 1:  # an odd number of quotes
                     in_string = not in_string
+            depth = track.depth
             if outside:
-                depth = track.depth
                 if "}" in outside or "]" in outside:
-                    closers = outside.count("}") + outside.count("]")
-                    if depth - closers < 2:
-                        return self._string_or_read(chunk)  # the arguments may end here
-                    depth -= closers
-                if "{" in outside or "[" in outside:
+                    depth -= outside.count("}") + outside.count("]")
+                    if depth < 2:
+                        depth = -1  # the arguments may end here: the scanner reads the chunk
+                if depth >= 2 and ("{" in outside or "[" in outside):
                     depth += outside.count("{") + outside.count("[")
+            if depth >= 2:
                 track.depth = depth
-            track.in_string = in_string
-            block.text.append(chunk)
-            call = block.call
-            if call is None or call.streamed is None:  # not announced: no delta (``Assembler.arguments_delta``)
-                return []
-            call.streamed.append(chunk)
-            delta = _new(ArgumentsDelta)  # as new_arguments_delta(...), without a Python call
-            _set_ordinal(delta, call.ordinal)
-            _set_id(delta, call.block_id)
-            _set_arguments(delta, chunk)
-            return [delta]
-        return self._string_or_read(chunk)
-
-    def _string_or_read(self, chunk: str) -> list[Event] | None:
+                track.in_string = in_string
+                block.text.append(chunk)
+                call = block.call
+                if call is None or call.streamed is None:  # not announced: no delta (``Assembler.arguments_delta``)
+                    return []
+                call.streamed.append(chunk)
+                delta = _new(ArgumentsDelta)  # as new_arguments_delta(...), without a Python call
+                _set_ordinal(delta, call.ordinal)
+                _set_id(delta, call.block_id)
+                _set_arguments(delta, chunk)
+                return [delta]
         events: list[Event] = []
         self.asm.events = events
         return events if self._string_chunk(chunk) else None
