@@ -19,9 +19,9 @@ run there; the table shows the projection instead. Each cell is the time spent i
 own methods (the figure the goals are about; it includes the clock's own cost per call, printed at
 start), then the whole loop's time including the server's own per-delta work (``loop``), best of
 ``--repeat`` runs. vLLM's ``hf`` row is its unified response-template parser (``--tool-call-parser
-hf``) on ``QWEN3_RESPONSE_TEMPLATE``; its inside figure is its whole ``parse_delta`` (it has no
-separate tool parser), and it sends each call when its block closes, so the like-for-like plugin row
-for it is ``whole calls``.
+hf``) on transformers' own Qwen3 response template (``qwen3_response_template``); its inside figure
+is its whole ``parse_delta`` (it has no separate tool parser), and it sends each call when its block
+closes, so the like-for-like plugin row for it is ``whole calls``.
 """
 
 from __future__ import annotations
@@ -175,32 +175,23 @@ def vllm_runner(name: str, eager: bool) -> Runner:
     return run
 
 
-#: A response template for the Qwen3 output format (``<think>…</think>``, content, ``<tool_call>`` blocks of
-#: JSON), for vLLM's unified ``hf`` parser. transformers' own Qwen3 template is checkpoint metadata
-#: (``tokenizer_config.json``) and no copy is on this machine, so this one is written here from the
-#: Qwen3 chat template's output format (conformance/templates/Qwen-Qwen3-0.6B.jinja) in the schema
-#: vLLM's loader validates (``vllm.parser.chat_parsing.response_templates``).
-QWEN3_RESPONSE_TEMPLATE = {
-    "start_anchor": "<|im_start|>assistant\n",
-    "fields": {
-        "thinking": {"open": "<think>", "close": "</think>"},
-        "content": {},
-        "tool_calls": {
-            "open": "<tool_call>",
-            "close": "</tool_call>",
-            "content": "json",
-            "repeats": True,
-            "transform": {
-                "type": "function",
-                "function": {"name": "{content.name}", "arguments": "{content.arguments}"},
-            },
-        },
-    },
-}
+def qwen3_response_template() -> dict[str, object]:
+    """transformers' own response template for the Qwen3 family, for vLLM's unified ``hf`` parser.
+
+    transformers (5.20, in vLLM 0.33's venv) ships it as the fallback its server uses for tokenizers
+    without ``response_template`` metadata (``transformers.cli.serving.utils._RESPONSE_TEMPLATE_FALLBACKS``,
+    keyed by ``model_type``; ``qwen3`` among them); it is taken from there, not copied.
+    """
+    from transformers.cli.serving import utils
+
+    for model_types, template in utils._RESPONSE_TEMPLATE_FALLBACKS.items():
+        if "qwen3" in model_types:
+            return dict(template)
+    raise LookupError("transformers ships no Qwen3 response template")
 
 
 def vllm_hf_runner() -> Runner:
-    """vLLM's unified ``hf`` response-template parser (``--tool-call-parser hf``) on ``QWEN3_RESPONSE_TEMPLATE``."""
+    """vLLM's unified ``hf`` response-template parser (``--tool-call-parser hf``) on transformers' Qwen3 template."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
     from vllm.parser import ParserManager
@@ -208,7 +199,7 @@ def vllm_hf_runner() -> Runner:
     import hermes_toolcall.integrations.vllm as plugin
 
     _, tokenizer = plugin._builtin_parser("hermes")
-    tokenizer.response_template = QWEN3_RESPONSE_TEMPLATE  # as loaded from a checkpoint's tokenizer_config.json
+    tokenizer.response_template = qwen3_response_template()  # as a checkpoint's tokenizer_config.json would set it
     cls = ParserManager.get_parser(tool_parser_name="hf", enable_auto_tools=True, tokenizer=tokenizer)
     prompt = tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
 
@@ -295,7 +286,7 @@ def main() -> None:
 
         rows += [
             ("vLLM `hermes` (built in)", vllm_runner("hermes", False)),
-            ("vLLM `hf` (built in, Qwen3 response template; whole calls)", vllm_hf_runner()),
+            ("vLLM `hf` (built in, transformers' Qwen3 response template; whole calls)", vllm_hf_runner()),
             ("vLLM + hermes_toolcall plugin, argument deltas", vllm_runner("hermes_toolcall", True)),
             ("vLLM + hermes_toolcall plugin, whole calls (default)", vllm_runner("hermes_toolcall", False)),
         ]

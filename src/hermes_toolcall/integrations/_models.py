@@ -16,9 +16,6 @@ from typing import Any
 
 __all__ = ["builder", "plain"]
 
-_setattr = object.__setattr__
-
-
 def plain(cls: Any) -> bool:
     """Whether ``cls.model_construct(**every field)`` only sets the instance's state.
 
@@ -51,13 +48,27 @@ def builder(cls: Any) -> Callable[[dict[str, Any]], Any]:
         return lambda values: cls.model_construct(**values)
     allow_extra = cls.model_config.get("extra") == "allow"  # model_construct then gives an empty extra dict
     new = cls.__new__
+    # the descriptors of the instance's state (BaseModel's __dict__ and slots): set directly, one C call
+    # each, instead of object.__setattr__ looking each name up
+    set_dict, set_fields, set_extra, set_private = (
+        _descriptor(cls, name).__set__
+        for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+    )
 
     def build(values: dict[str, Any]) -> Any:
         m = new(cls)
-        _setattr(m, "__dict__", values)
-        _setattr(m, "__pydantic_fields_set__", set(values))
-        _setattr(m, "__pydantic_extra__", {} if allow_extra else None)
-        _setattr(m, "__pydantic_private__", None)
+        set_dict(m, values)
+        set_fields(m, set(values))
+        set_extra(m, {} if allow_extra else None)
+        set_private(m, None)
         return m
 
     return build
+
+
+def _descriptor(cls: Any, name: str) -> Any:
+    """The data descriptor of ``name`` on ``cls`` (from the class of its MRO that defines it)."""
+    for base in cls.__mro__:
+        if name in base.__dict__:
+            return base.__dict__[name]
+    raise LookupError(f"{cls.__name__} has no {name}")  # pragma: no cover - pydantic v2 models have them all

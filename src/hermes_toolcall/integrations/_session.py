@@ -267,13 +267,12 @@ class Session:
         if not events:  # most deltas while a call's body is read whole
             return _NO_STEP
         if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
-            chunks = self.chunker.feed(events)
-            if not chunks:
+            piece = events[0]
+            index = self.chunker.sent_arguments(piece)  # as chunker.feed(events), without its chunk
+            if index is None:
                 return _NO_STEP
-            index = chunks[0]["choices"][0]["delta"]["tool_calls"][0]["index"]
-            piece = events[0].text
-            self.calls[index].pieces.append(piece)
-            return ("", "", ((index, None, None, piece),))
+            self.calls[index].pieces.append(piece.text)
+            return ("", "", ((index, None, None, piece.text),))
         return _merge(self._chunks(events))
 
     def finish(self) -> Step:

@@ -99,8 +99,15 @@ def _delta_message(step: Step) -> DeltaMessage | None:
     """The ``DeltaMessage`` of one step (None when it holds nothing); pydantic's validation of three
     nested models per delta would cost more than the parse, and the values are well-typed by construction."""
     content, reasoning, pieces = step
-    if not (content or reasoning or pieces):
-        return None
+    if not (content or reasoning):
+        if not pieces:
+            return None
+        if len(pieces) == 1 and pieces[0][1] is None:  # one more argument piece: most deltas of a long call
+            index, _, name, arguments = pieces[0]
+            function = _FUNCTION({"name": name, "arguments": arguments})
+            call = _TOOL_CALL({"id": None, "type": None, "index": index, "function": function})
+            message: DeltaMessage = _MESSAGE({"role": None, "content": None, "reasoning": None, "tool_calls": [call]})
+            return message
     calls = [
         _TOOL_CALL(
             {
@@ -112,7 +119,7 @@ def _delta_message(step: Step) -> DeltaMessage | None:
         )
         for index, call_id, name, arguments in pieces
     ]
-    message: DeltaMessage = _MESSAGE(
+    message = _MESSAGE(
         {"role": None, "content": content or None, "reasoning": reasoning or None, "tool_calls": calls}
     )
     return message

@@ -130,9 +130,16 @@ class OpenAIChunker:
         Raises:
             UsageError: ``events`` is not an iterable of events.
         """
-        if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
-            raise UsageError(f"events must be an iterable of StreamParser events, got {type(events).__name__}")
         try:
+            if type(events) is list and len(events) == 1 and type(events[0]) is ArgumentsDelta:
+                # what nearly every feed gives with stream_arguments: straight to its chunk (as ``_feed``)
+                e = events[0]
+                index = self.sent_arguments(e)
+                if index is None:
+                    return []
+                return [self._chunk({"tool_calls": [{"index": index, "function": {"arguments": e.text}}]})]
+            if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+                raise UsageError(f"events must be an iterable of StreamParser events, got {type(events).__name__}")
             return self._feed(events)
         except (HermesError, MemoryError):
             raise
@@ -162,8 +169,9 @@ class OpenAIChunker:
                 if self.eager:
                     self._open_call(e.id, e.name, out)
             elif isinstance(e, ArgumentsDelta):
-                if self.eager and e.id in self._index:
-                    self._arguments(e.id, e.text, out)
+                index = self.sent_arguments(e)
+                if index is not None:
+                    out.append(self._chunk({"tool_calls": [{"index": index, "function": {"arguments": e.text}}]}))
             elif isinstance(e, ToolCallEnd):
                 self._end_call(e, out)
             elif not isinstance(e, _OTHER_EVENTS):
@@ -241,6 +249,26 @@ class OpenAIChunker:
         self._sent_args[call_id] = [arguments]
         entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         out.append(self._chunk({"tool_calls": [entry]}))
+
+    def sent_arguments(self, e: ArgumentsDelta) -> int | None:
+        """Record an ``ArgumentsDelta`` as ``feed([e])`` does, without building its chunk (for adapters
+        that build their servers' own values): the index of the call whose arguments it extends, or
+        None when ``feed([e])`` sends nothing (not eager, or the call was not announced).
+
+        >>> from hermes_toolcall.statemachine import StreamParser
+        >>> p, c = StreamParser(stream_arguments=True), OpenAIChunker(eager=True)
+        >>> chunks = c.feed(p.feed('<tool_call>{"name": "f", "arguments": {"a": '))
+        >>> [chunk["choices"][0]["delta"]["tool_calls"][0]["function"] for chunk in chunks]
+        [{'name': 'f', 'arguments': ''}, {'arguments': '{"a": '}]
+        >>> c.sent_arguments(p.feed("12")[0])
+        0
+        """
+        if not self.eager:
+            return None
+        index = self._index.get(e.id)
+        if index is not None:
+            self._sent_args[e.id].append(e.text)
+        return index
 
     def _arguments(self, call_id: str, text: str, out: list[dict[str, Any]]) -> None:
         self._sent_args[call_id].append(text)

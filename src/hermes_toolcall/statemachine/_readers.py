@@ -23,7 +23,7 @@ import re
 
 from ._assembler import Assembler
 from ._buffer import InputBuffer, held_from
-from ._events import Event, TextDelta, new_reasoning_delta, new_text_delta
+from ._events import ArgumentsDelta, Event, TextDelta, new_reasoning_delta, new_text_delta
 from ._jsontrack import PHASE_MIN, PHASE_NAME, JsonTrack
 from ._machine import Cursor
 from ._table import JSON_BLOCKS
@@ -43,11 +43,15 @@ __all__ = [
 _WS = " \t\n\r"
 _new = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__  # the slot's member descriptor (see construct.positional)
+_set_ordinal, _set_id, _set_arguments = (ArgumentsDelta.__dict__[name].__set__ for name in ("ordinal", "id", "text"))
 # The usual start of a call body: the top-level name first, plain (no escapes).
 _NAME_PREFIX = re.compile(r'\{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([\w.\-]+)"')
 # The inside of a JSON string with no quote, no "<" and no escape left open: it cannot end the string.
 _STRING_BODY = re.compile(r'[^"\\<]*(?:\\[^<][^"\\<]*)*', re.DOTALL)
 _SKIP_STRING = _STRING_BODY.match
+#: The arguments-interior fast path of ``JsonBlockReader`` (``_arguments_chunk``); tests turn it off
+#: to compare it with the scanner (tests/test_statemachine_paths.py).
+_FAST_ARGUMENTS = True
 
 
 class Reader:
@@ -338,6 +342,47 @@ class JsonBlockReader(PlainBlockReader):
             return PlainBlockReader.fast(self, chunk, at, end)
         if "<" in chunk or self.buf.deferred:
             return None
+        if track.depth >= 2 and track.args_end < 0 <= track.args_start and _FAST_ARGUMENTS and "\\" not in chunk:
+            # Inside the streamed ``arguments`` object, below its top level: the structure tracking
+            # needs only whether the scan is inside a string and the depth (``JsonTrack``: colons,
+            # commas and the text between tokens change nothing there, and no string is kept). The
+            # quotes toggle ``in_string`` by their parity; the brackets outside strings (the even
+            # pieces between quotes, or the odd ones from inside a string) move the depth. When the
+            # closers could bring it down to 1 (the arguments end), the scanner reads the chunk. The
+            # events are the scanner's: the chunk is one delta.
+            in_string = track.in_string
+            if '"' not in chunk:
+                outside = "" if in_string else chunk
+            elif chunk.count('"') == 1:
+                q = chunk.find('"')
+                outside = chunk[q + 1 :] if in_string else chunk[:q]
+                in_string = not in_string
+            else:
+                pieces = chunk.split('"')
+                outside = "".join(pieces[1::2] if in_string else pieces[::2])
+                if not len(pieces) & 1:  # an odd number of quotes
+                    in_string = not in_string
+            depth = track.depth
+            if outside:
+                if "}" in outside or "]" in outside:
+                    depth -= outside.count("}") + outside.count("]")
+                    if depth < 2:
+                        depth = -1  # the arguments may end here: the scanner reads the chunk
+                if depth >= 2 and ("{" in outside or "[" in outside):
+                    depth += outside.count("{") + outside.count("[")
+            if depth >= 2:
+                track.depth = depth
+                track.in_string = in_string
+                block.text.append(chunk)
+                call = block.call
+                if call is None or call.streamed is None:  # not announced: no delta (``Assembler.arguments_delta``)
+                    return []
+                call.streamed.append(chunk)
+                delta = _new(ArgumentsDelta)  # as new_arguments_delta(...), without a Python call
+                _set_ordinal(delta, call.ordinal)
+                _set_id(delta, call.block_id)
+                _set_arguments(delta, chunk)
+                return [delta]
         events: list[Event] = []
         self.asm.events = events
         return events if self._string_chunk(chunk) else None
