@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hermes_toolcall import OpenAIChunker
 from hermes_toolcall.integrations import _session as session_module
-from hermes_toolcall.integrations._session import Bookkeeping, Policy, Session, as_delta, complete
+from hermes_toolcall.integrations._session import Bookkeeping, Policy, Session, as_delta, complete, stream_parser
 from hermes_toolcall.testing import adversarial_texts, chunkings
 
 TEXTS = [
@@ -70,9 +71,33 @@ def _check_accumulation(text: str, pieces: list[str], eager: bool) -> None:
     assert content == (whole.content or "")
     assert reasoning == (whole.reasoning or "")
     valid = {c.index: [c.id, c.name, c.arguments] for c in whole.calls}
-    if eager:  # an announced call that never closed stays with the client as a partial call
-        calls = {i: c for i, c in calls.items() if i in valid}
-    assert calls == valid
+    if not eager:
+        assert calls == valid
+        return
+    # Eager: a sent delta cannot be taken back, so the client keeps each announced call as streamed. The
+    # calls beyond complete()'s are exactly those the eager chunker's last chunk lists as rejected (cut off,
+    # invalid), and a valid call's streamed arguments differ from complete()'s only when it lists the call as
+    # corrected, with complete()'s arguments. Calls are matched by id (a rejected call keeps its index).
+    rejected, corrected = _eager_verdicts(text, policy)
+    streamed = {c[0]: c for c in calls.values()}
+    final = {c[0]: c for c in valid.values()}
+    assert set(streamed) == set(final) | (rejected & set(streamed)), (streamed, final, rejected)
+    assert not set(final) & rejected
+    for call_id, (_, name, arguments) in final.items():
+        assert streamed[call_id][1] == name
+        if streamed[call_id][2] != arguments:
+            assert corrected.get(call_id) == arguments, (call_id, streamed[call_id][2], arguments)
+
+
+def _eager_verdicts(text: str, policy: Policy) -> tuple[set[str], dict[str, str]]:
+    """The ids of the calls the eager chunker rejects, and the corrected calls' final arguments by id."""
+    parser = stream_parser(policy)
+    chunker = OpenAIChunker(eager=True)
+    chunks = [*chunker.start(), *chunker.feed(parser.feed(text)), *chunker.feed(parser.close()), *chunker.finish()]
+    last = chunks[-1]
+    rejected = {r["id"] for r in last.get("rejected_tool_calls", [])}
+    corrected = {c["id"]: c["function"]["arguments"] for c in last.get("corrected_tool_calls", [])}
+    return rejected, corrected
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -119,6 +144,23 @@ def test_bookkeeping_from_steps_holds_what_was_sent(eager: bool) -> None:
     assert books.streamed_args_for_tool == [sent[i] for i in sorted(sent)]
     assert [c["arguments"] for c in books.prev_tool_call_arr] == books.streamed_args_for_tool
     assert [c["name"] for c in books.prev_tool_call_arr] == ["f", "f"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>\n{"name": "f", "arguments": {"v": "\x00"}}\n</tool_call>',  # a raw NUL: re-encoded at the end
+        '<tool_call>{"name": "g", "arguments": {"_" null}}</tool_call>'
+        '<tool_call>{"name": "f", "arguments": {}}</tool_call>',
+    ],
+)
+def test_regression_eager_keeps_rejected_and_corrected_calls_as_streamed(text: str) -> None:
+    """Found by hypothesis: in eager mode a call announced and then rejected kept its index (so the valid call
+    after it is index 1, complete() says 0), and a body re-encoded by a recovery (a raw NUL) streamed its raw
+    text. Both are what eager means (a sent delta cannot be taken back); the property now checks them against
+    the eager chunker's rejected/corrected lists instead of complete()'s numbering."""
+    for eager in (False, True):
+        _check_accumulation(text, list(text), eager)
 
 
 def test_doctests() -> None:
