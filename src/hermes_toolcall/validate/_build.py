@@ -84,24 +84,25 @@ def _message_from_parts(
     order: list[Literal["call", "reasoning"]] = []
     tools: list[Any] = []
     for p in parts:
+        s0, e0 = p._start, p._end  # the offsets, without building the line:column of a Span
         if isinstance(p, Text):
-            pieces.append(Piece(kind="content", text=p.text, source=source, base=p.span.start - shift, parsed=True))
+            pieces.append(Piece(kind="content", text=p.text, source=source, base=s0 - shift, parsed=True))
         elif isinstance(p, Reasoning):
-            base = p.span.start - shift + (len(_OPENERS.get(p.kind, "")) if p.opened else 0)
-            reasoning.append(VReasoning(kind=p.kind, text=p.text, where=at(p.span.start, p.span.end)))
+            base = s0 - shift + (len(_OPENERS.get(p.kind, "")) if p.opened else 0)
+            reasoning.append(VReasoning(kind=p.kind, text=p.text, where=at(s0, e0)))
             pieces.append(Piece(kind="reasoning", text=p.text, source=source, base=base, parsed=True))
             order.append("reasoning")
         elif isinstance(p, ToolCall):
-            string_form = any(p.span.start <= s.start < p.span.end for s in stringified)
+            string_form = any(s0 <= s.start < e0 for s in stringified)
             calls.append(
                 VCall(
                     name=p.name,
                     id=None,
                     arguments=p.arguments,
                     encoding="string" if string_form else "object",
-                    where=at(p.span.start, p.span.end),
+                    where=at(s0, e0),
                     json_source=source,
-                    json_base=p.span.start - shift + _CALL_OPEN,
+                    json_base=s0 - shift + _CALL_OPEN,
                     json_text=p.raw[_CALL_OPEN:],
                     json_prefix=("arguments",),
                 )
@@ -109,8 +110,8 @@ def _message_from_parts(
             order.append("call")
         elif isinstance(p, ToolResponse):
             offset = p.raw.find(p.content) if p.content else -1
-            base = p.span.start - shift + (offset if offset >= 0 else 0)
-            where = at(p.span.start, p.span.end)
+            base = s0 - shift + (offset if offset >= 0 else 0)
+            where = at(s0, e0)
             results.append(VResult(content=p.content, name=p.name, tool_call_id=None, where=where))
             pieces.append(Piece(kind="result", text=p.content, source=source, base=base, parsed=True))
         elif isinstance(p, ToolsBlock):
