@@ -192,6 +192,23 @@ def span_of(pos: Any, start: int, end: int) -> Span:
     return made
 
 
+class _Located:
+    """The ``span`` of a value that stores one position (``_start``, ``_end`` and its ``_pos`` source).
+
+    A slot-less base: the dataclasses below declare the three fields themselves.
+    """
+
+    __slots__ = ()
+    _start: int
+    _end: int
+    _pos: Any
+
+    @property
+    def span(self) -> Span:
+        """Where the value is in the input, tags included (built on demand from the stored offsets)."""
+        return span_of(self._pos, self._start, self._end)
+
+
 class _Unset(enum.Enum):
     UNSET = 0
 
@@ -229,11 +246,9 @@ class Diagnostic:
         return self.span.column
 
 
-
-
 @_positioned("text", "span")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class Text:
+class Text(_Located):
     """Plain text (prose) inside a body, or between turns of a transcript.
 
     >>> Text(text="hi", span=Span(start=0, end=2, line=1, column=1)).span.length
@@ -251,15 +266,10 @@ class Text:
         _set(self, "text", text)
         _one_span(self, span, _start, _end, _pos)
 
-    @property
-    def span(self) -> Span:
-        """Where the text is (built on demand)."""
-        return span_of(self._pos, self._start, self._end)
-
 
 @_positioned("kind", "text", "span", "opened", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class Reasoning:
+class Reasoning(_Located):
     """A reasoning segment: ``<think>…</think>`` or ``<scratch_pad>…</scratch_pad>``.
 
     ``text`` is the inner text, untouched. ``opened``/``closed`` say whether the segment starts with
@@ -293,15 +303,10 @@ class Reasoning:
         _set(self, "opened", opened)
         _set(self, "closed", closed)
 
-    @property
-    def span(self) -> Span:
-        """Where the segment is, tags included (built on demand)."""
-        return span_of(self._pos, self._start, self._end)
-
 
 @_positioned("index", "id", "name", "arguments", "arguments_json", "raw", "span", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class ToolCall:
+class ToolCall(_Located):
     """A tool call decoded from one ``<tool_call>`` block.
 
     ``arguments`` is the decoded object; ``arguments_json`` is the OpenAI ``function.arguments``
@@ -347,11 +352,6 @@ class ToolCall:
         _one_span(self, span, _start, _end, _pos)
         _set(self, "closed", closed)
 
-    @property
-    def span(self) -> Span:
-        """Where the block is, tags included (built on demand)."""
-        return span_of(self._pos, self._start, self._end)
-
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI ``tool_calls`` entry.
 
@@ -369,7 +369,7 @@ class ToolCall:
 
 @_positioned("id", "raw", "span", "code", "message", "name", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class InvalidToolCall:
+class InvalidToolCall(_Located):
     """A ``<tool_call>`` block that gave no call: truncated, undecodable, nameless, or bad arguments.
 
     It is never listed in ``tool_calls``; its raw text is kept so nothing is lost. ``code`` is the
@@ -408,15 +408,10 @@ class InvalidToolCall:
         _set(self, "name", name)
         _set(self, "closed", closed)
 
-    @property
-    def span(self) -> Span:
-        """Where the block is, tags included (built on demand)."""
-        return span_of(self._pos, self._start, self._end)
-
 
 @_positioned("content", "raw", "span", "name", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class ToolResponse:
+class ToolResponse(_Located):
     """A ``<tool_response>`` block. ``content`` is the inner text less one leading and one trailing
     newline; ``name`` is set when the body is a classic Hermes ``{"name": …, "content": …}`` object."""
 
@@ -446,15 +441,10 @@ class ToolResponse:
         _set(self, "name", name)
         _set(self, "closed", closed)
 
-    @property
-    def span(self) -> Span:
-        """Where the block is, tags included (built on demand)."""
-        return span_of(self._pos, self._start, self._end)
-
 
 @_positioned("text", "tools", "span", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class ToolsBlock:
+class ToolsBlock(_Located):
     """A ``<tools>…</tools>`` block of a system turn.
 
     ``tools`` holds the tool objects that could be read (one JSON object per line, a JSON array, or
@@ -483,11 +473,6 @@ class ToolsBlock:
         _set(self, "tools", tools)
         _one_span(self, span, _start, _end, _pos)
         _set(self, "closed", closed)
-
-    @property
-    def span(self) -> Span:
-        """Where the block is, tags included (built on demand)."""
-        return span_of(self._pos, self._start, self._end)
 
 
 Part = Text | Reasoning | ToolCall | InvalidToolCall | ToolResponse | ToolsBlock
