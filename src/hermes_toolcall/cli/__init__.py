@@ -78,10 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.func(args)
         sys.stdout.flush()
     except InternalError as exc:  # the library's own bug, raised as such: the tool failed, not the input
-        if os.environ.get("HERMES_TOOLCALL_TRACEBACK"):
-            raise
-        _say(f"internal error: {type(exc).__name__}: {exc} (please report it; HERMES_TOOLCALL_TRACEBACK=1 shows where)")
-        return EXIT_FAILED
+        return _internal(exc)
     except HermesError as exc:
         _say(f"error: {exc}")
         return EXIT_USAGE
@@ -103,8 +100,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"error: cannot write the output: {exc.strerror or exc}")
         return EXIT_FAILED
     except Exception as exc:  # a bug: one line and a status, the traceback only when asked
-        if os.environ.get("HERMES_TOOLCALL_TRACEBACK"):
-            raise
-        _say(f"internal error: {type(exc).__name__}: {exc} (please report it; HERMES_TOOLCALL_TRACEBACK=1 shows where)")
-        return EXIT_FAILED
+        return _internal(exc)
     return status
+
+
+def _internal(exc: Exception) -> int:
+    """A bug (an ``InternalError`` or any other exception): one line and status 3, the traceback only
+    when ``HERMES_TOOLCALL_TRACEBACK`` is set (then the exception goes on)."""
+    if os.environ.get("HERMES_TOOLCALL_TRACEBACK"):
+        raise exc
+    _say(f"internal error: {type(exc).__name__}: {exc} (please report it; HERMES_TOOLCALL_TRACEBACK=1 shows where)")
+    return EXIT_FAILED

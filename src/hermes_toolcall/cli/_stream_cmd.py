@@ -83,27 +83,23 @@ def read_chunks(stream: BinaryIO, *, block: int = _BLOCK, name: str = "input") -
         fd = stream.fileno()
     except (OSError, ValueError, AttributeError):
         fd = -1
-    consumed = 0  # bytes handed to the decoder before this read
+    consumed = pending = 0  # bytes handed to the decoder before this read; bytes it still holds
     try:
         while True:
             data = os.read(fd, block) if fd >= 0 else stream.read(block)
             if not data:
                 break
             pending = len(decoder.getstate()[0])
-            try:
-                text = decoder.decode(data)
-            except UnicodeDecodeError as exc:  # exc.start counts from the decoder's pending bytes
-                raise UsageError(f"{name} is not UTF-8 (byte {consumed - pending + exc.start})") from exc
+            text = decoder.decode(data)
             consumed += len(data)
             if text:
                 yield text
         pending = len(decoder.getstate()[0])
-        try:
-            tail = decoder.decode(b"", final=True)
-        except UnicodeDecodeError as exc:  # a sequence cut by the end of input
-            raise UsageError(f"{name} is not UTF-8 (byte {consumed - pending + exc.start})") from exc
+        tail = decoder.decode(b"", final=True)  # raises on a sequence cut by the end of input
         if tail:
             yield tail
+    except UnicodeDecodeError as exc:  # exc.start counts from the bytes the decoder still held
+        raise UsageError(f"{name} is not UTF-8 (byte {consumed - pending + exc.start})") from exc
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
 
@@ -122,8 +118,10 @@ def event_json(event: Event) -> dict[str, Any]:
     return out
 
 
-def _emit(obj: dict[str, Any]) -> None:
-    sys.stdout.write(jsonio.dumps_report(obj) + "\n")
+def _emit(obj: dict[str, Any], *, numbers: bool = False) -> None:
+    """One JSON line. ``numbers``: ``obj`` may hold decoded JSON numbers (an event's call or tools), so a
+    value beyond the float range is written as ``±1e999`` (an OpenAI chunk holds only strings and ints)."""
+    sys.stdout.write((jsonio.dumps_report(obj) if numbers else jsonio.dumps_fast(obj)) + "\n")
     sys.stdout.flush()
 
 
@@ -161,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
                 _emit(chunk)
         else:
             for e in events:
-                _emit(event_json(e))
+                _emit(event_json(e), numbers=True)
 
     status = 0
     try:
