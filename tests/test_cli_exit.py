@@ -13,7 +13,7 @@ import contextlib
 import io
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -85,6 +85,32 @@ def _assert_one_line_error(err: str) -> None:
     assert last.startswith("hermes-toolcall: error: "), err
 
 
+def _check_parse(argv: list[str], data: bytes, strict_parse: Callable[[str], object]) -> list[str]:
+    """Run ``argv`` lenient and ``--strict`` on ``data``; check the statuses against ``strict_parse``.
+
+    Returns the standard output of the runs that exited 0."""
+    bad = _first_bad_byte(data)
+    ok_outs: list[str] = []
+    for strict in (False, True):
+        status, out, err = run([*argv, *(["--strict"] if strict else [])], data)
+        if bad is not None:
+            assert status == EXIT_USAGE and out == "", err
+            _assert_one_line_error(err)
+            assert f"is not UTF-8 (byte {bad})" in err
+            continue
+        assert "Traceback" not in err
+        expected = EXIT_OK
+        if strict:
+            try:
+                strict_parse(data.decode("utf-8"))
+            except ParseError:
+                expected = EXIT_FINDINGS
+        assert status == expected, (strict, err)
+        if status == EXIT_OK:
+            ok_outs.append(out)
+    return ok_outs
+
+
 @given(data=_inputs(), use_stdin=st.booleans())
 def test_parse_transcript_status_is_the_librarys_verdict(data: bytes, use_stdin: bool) -> None:
     """``parse``: 0 on any UTF-8 text, 1 under ``--strict`` exactly when the strict parse raises, 2 on bytes
@@ -92,46 +118,15 @@ def test_parse_transcript_status_is_the_librarys_verdict(data: bytes, use_stdin:
     with _workdir() as tmp:
         path = tmp / "in.txt"
         path.write_bytes(data)
-        name = "-" if use_stdin else str(path)
-        bad = _first_bad_byte(data)
-        for strict in (False, True):
-            status, out, err = run(["parse", name, *(["--strict"] if strict else [])], data)
-            if bad is not None:
-                assert status == EXIT_USAGE and out == "", err
-                _assert_one_line_error(err)
-                assert f"is not UTF-8 (byte {bad})" in err
-                continue
-            assert "Traceback" not in err
-            expected = EXIT_OK
-            if strict:
-                try:
-                    ht.parse_transcript(data.decode("utf-8"), strict=True)
-                except ParseError:
-                    expected = EXIT_FINDINGS
-            assert status == expected, (strict, err)
+        _check_parse(["parse", "-" if use_stdin else str(path)], data, lambda t: ht.parse_transcript(t, strict=True))
 
 
 @given(data=_inputs(), fmt=st.sampled_from(["json", "openai"]))
 def test_parse_completion_status_is_the_librarys_verdict(data: bytes, fmt: str) -> None:
-    """``parse --completion`` in every output format: the same rule as for transcripts."""
-    bad = _first_bad_byte(data)
-    for strict in (False, True):
-        status, out, err = run(["parse", "-", "--completion", "--format", fmt, *(["--strict"] if strict else [])], data)
-        if bad is not None:
-            assert status == EXIT_USAGE and out == "", err
-            assert f"<stdin> is not UTF-8 (byte {bad})" in err
-            _assert_one_line_error(err)
-            continue
-        assert "Traceback" not in err
-        expected = EXIT_OK
-        if strict:
-            try:
-                ht.parse_completion(data.decode("utf-8"), strict=True)
-            except ParseError:
-                expected = EXIT_FINDINGS
-        assert status == expected, (strict, err)
-        if status == EXIT_OK:
-            jsonio.loads(out)  # the report is whole
+    """``parse --completion`` in every output format: the same rule as for transcripts, and the report is whole."""
+    argv = ["parse", "-", "--completion", "--format", fmt]
+    for out in _check_parse(argv, data, lambda t: ht.parse_completion(t, strict=True)):
+        jsonio.loads(out)  # the report is whole
 
 
 @given(data=_inputs(), openai=st.booleans())
