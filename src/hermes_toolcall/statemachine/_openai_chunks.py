@@ -137,6 +137,7 @@ class OpenAIChunker:
                 index = self.sent_arguments(e)
                 if index is None:
                     return []
+                # _arguments_chunk(index, e.text), inlined: one call less per delta (bench/chunker.py: 7-10 %)
                 return [self._chunk({"tool_calls": [{"index": index, "function": {"arguments": e.text}}]})]
             if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
                 raise UsageError(f"events must be an iterable of StreamParser events, got {type(events).__name__}")
@@ -171,7 +172,7 @@ class OpenAIChunker:
             elif isinstance(e, ArgumentsDelta):
                 index = self.sent_arguments(e)
                 if index is not None:
-                    out.append(self._chunk({"tool_calls": [{"index": index, "function": {"arguments": e.text}}]}))
+                    out.append(self._arguments_chunk(index, e.text))
             elif isinstance(e, ToolCallEnd):
                 self._end_call(e, out)
             elif not isinstance(e, _OTHER_EVENTS):
@@ -272,8 +273,11 @@ class OpenAIChunker:
 
     def _arguments(self, call_id: str, text: str, out: list[dict[str, Any]]) -> None:
         self._sent_args[call_id].append(text)
-        entry = {"index": self._index[call_id], "function": {"arguments": text}}
-        out.append(self._chunk({"tool_calls": [entry]}))
+        out.append(self._arguments_chunk(self._index[call_id], text))
+
+    def _arguments_chunk(self, index: int, text: str) -> dict[str, Any]:
+        """The chunk of one more piece of call ``index``'s arguments."""
+        return self._chunk({"tool_calls": [{"index": index, "function": {"arguments": text}}]})
 
     def _end_call(self, e: ToolCallEnd, out: list[dict[str, Any]]) -> None:
         self._ended.add(e.id)
