@@ -263,3 +263,23 @@ def test_regression_a_chatml_file_starting_with_a_bracket_is_not_a_json_array() 
         path.write_bytes(b'[\n  {"messages": []}\n]\n')
         status, _out, err = run(["validate", str(path)])
         assert status == EXIT_USAGE and "is one JSON array" in err, err
+
+
+@given(data=_inputs(), block=st.integers(1, 9))
+def test_stream_reader_decodes_across_reads_or_names_the_first_bad_byte(data: bytes, block: int) -> None:
+    """``stream`` reads its input as it arrives, a few bytes at a time on a slow pipe (here 1 to 9): a UTF-8
+    character split between reads is decoded whole, and bytes that are not UTF-8 give the offset of the first
+    bad byte in the whole input (what ``parse`` says of the same bytes), whatever the read size."""
+    from hermes_toolcall.cli._stream_cmd import read_chunks
+    from hermes_toolcall.errors import UsageError
+
+    bad = _first_bad_byte(data)
+    pieces: list[str] = []
+    try:
+        for piece in read_chunks(io.BytesIO(data), block=block, name="<stdin>"):
+            pieces.append(piece)
+    except UsageError as exc:
+        assert bad is not None and str(exc) == f"<stdin> is not UTF-8 (byte {bad})"
+        assert data[:bad].decode("utf-8").startswith("".join(pieces))
+    else:
+        assert bad is None and "".join(pieces) == data.decode("utf-8")

@@ -49,3 +49,42 @@ def test_encodings_match_python_json(value: object) -> None:
 
 def test_spaced_keeps_non_ascii_and_order() -> None:
     assert dumps_spaced({"z": "北京", "a": "<&>'"}) == '{"z": "北京", "a": "<&>\'"}'
+
+
+def _report_values() -> st.SearchStrategy[object]:
+    """JSON-ready values with what reports meet: ±inf and NaN, integers of any length, deep lists."""
+    leaves = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.integers(min_value=10**4400, max_value=10**4400 + 10**6),  # beyond Python's int/str limit
+        st.floats(),  # NaN and ±inf included
+        st.text(max_size=8),
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
+    )
+
+
+def _as_read_back(value: object) -> object:
+    """What a report of ``value`` decodes to: NaN becomes None (``null``), everything else is kept."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, list):
+        return [_as_read_back(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_read_back(v) for k, v in value.items()}
+    return value
+
+
+@given(value=_report_values(), spaced=st.booleans(), depth=st.integers(0, 300))
+def test_dumps_report_is_valid_json_that_reads_back_to_the_value(value: object, spaced: bool, depth: int) -> None:
+    """``dumps_report`` (the CLI's reports): strict JSON (no ``Infinity``/``NaN``) on any value, which the
+    strict decoder reads back to the value (``±inf`` as ``±1e999``, NaN as ``null``, every digit kept)."""
+    from hermes_toolcall._jsonio import dumps_report
+
+    for _ in range(depth):
+        value = [value]
+    text = dumps_report(value, spaced=spaced)
+    assert loads(text) == _as_read_back(value)  # the strict decoder refuses Infinity and NaN
