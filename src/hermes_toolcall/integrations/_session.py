@@ -15,7 +15,7 @@ their own protocol classes; everything they share lives here, with no import of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ from ..statemachine._events import (
 from ..statemachine._openai_chunks import OpenAIChunker
 
 __all__ = [
+    "NO_STEP",
     "Bookkeeping",
     "CallDelta",
     "CallRecord",
@@ -160,7 +161,9 @@ Piece = tuple[int, "str | None", "str | None", str]
 #: What one fed delta produced on the hot path: (content, reasoning, call pieces); ``Delta`` as a tuple
 #: (a frozen dataclass costs about 1 µs to build, and a long call's arguments come a few characters at a time).
 Step = tuple[str, str, tuple[Piece, ...]]
-_NO_STEP: Step = ("", "", ())
+#: The step of a delta that produced nothing (most deltas): always this one object, so that an adapter
+#: can return at once (``step is NO_STEP``); a step that holds nothing but ends a call is another tuple.
+NO_STEP: Step = ("", "", ())
 
 
 def as_delta(step: Step) -> Delta:
@@ -232,9 +235,14 @@ class Session:
     calls: list[CallRecord] = field(init=False, default_factory=list)
     closed: bool = field(init=False, default=False)
     _by_id: dict[str, CallRecord] = field(init=False, default_factory=dict)
+    _verbatim: bool = field(init=False, default=False)  # tool_choice none: the output is content
+    _ended_sent: bool = field(init=False, default=False)  # the last events ended a call the client has
+    _feed: Callable[[str], list[Event]] = field(init=False)  # the parser's feed, bound once
 
     def __post_init__(self) -> None:
         self.parser = stream_parser(self.policy)
+        self._feed = self.parser.feed
+        self._verbatim = self.policy.tool_choice == "none"
         self.chunker = OpenAIChunker(eager=self.policy.eager)
         self.chunker.start()  # the role chunk: servers send the role themselves
 
@@ -260,20 +268,22 @@ class Session:
         Raises:
             StreamError: the session was already closed.
         """
-        if self.policy.tool_choice == "none":
-            self.parser.feed(text)  # the engine still checks the session's use (feed after close)
+        events = self._feed(text)  # with tool_choice none too: the engine checks the use (feed after close)
+        if self._verbatim:
             return (text, "", ())
-        events = self.parser.feed(text)
         if not events:  # most deltas while a call's body is read whole
-            return _NO_STEP
+            return NO_STEP
         if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
             piece = events[0]
             index = self.chunker.sent_arguments(piece)  # as chunker.feed(events), without its chunk
             if index is None:
-                return _NO_STEP
+                return NO_STEP
             self.calls[index].pieces.append(piece.text)
             return ("", "", ((index, None, None, piece.text),))
-        return _merge(self._chunks(events))
+        chunks = self._chunks(events)
+        if not chunks and not self._ended_sent:  # e.g. a call's name read while its body is sent whole
+            return NO_STEP
+        return _merge(chunks)
 
     def finish(self) -> Step:
         """``close`` for the servers' loops: the same result as a plain tuple.
@@ -284,7 +294,7 @@ class Session:
         self.closed = True
         events = self.parser.close()
         if self.policy.tool_choice == "none":
-            return _NO_STEP
+            return NO_STEP
         chunks = self._chunks(events)
         chunks += [c for c in self.chunker.finish() if c["choices"][0]["finish_reason"] is None]
         return _merge(chunks)
@@ -302,9 +312,12 @@ class Session:
                     self._by_id[record.id] = record
                 if function.get("arguments"):
                     self.calls[entry["index"]].pieces.append(function["arguments"])
+        ended = False
         for e in events:
             if isinstance(e, ToolCallEnd) and e.id in self._by_id:
                 self._by_id[e.id].valid = e.call is not None
+                ended = True
+        self._ended_sent = ended
         return chunks
 
 

@@ -37,7 +37,7 @@ from ..tags import CALL_CLOSE, CALL_OPEN  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._models import builder  # noqa: E402
 from ._scoring import ServerScorer  # noqa: E402
-from ._session import Bookkeeping, Policy, Result, Session, Step, complete, tool_objects  # noqa: E402
+from ._session import NO_STEP, Bookkeeping, Policy, Result, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = [
     "HermesDetector",
@@ -118,11 +118,15 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
 
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         """Streaming: feed the new text (SGLang passes only the delta)."""
-        if self._session is None:
-            self._session = Session(self._policy(tools, eager=config.eager()))
-        if self._session.closed:
+        session = self._session
+        if session is None:
+            session = self._session = Session(self._policy(tools, eager=config.eager()))
+        elif session.closed:
             return StreamingParseResult()
-        return self._sent(self._session.step(new_text))
+        step = session.step(new_text)
+        if step is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
+            return _RESULT({"normal_text": "", "calls": []})
+        return self._sent(step)
 
     def finish(self, tools: Any) -> StreamingParseResult:
         """End of the stream: the held-back text; an unfinished call is not sent."""

@@ -48,7 +48,7 @@ from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
 from ._models import builder  # noqa: E402
 from ._scoring import ServerScorer  # noqa: E402
-from ._session import Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
+from ._session import NO_STEP, Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
@@ -176,11 +176,15 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         request: Any,
     ) -> DeltaMessage | None:
         """Streaming: feed ``delta_text`` (engine-based: the serving layer passes only the new text)."""
-        if self._session is None:
-            self._session = Session(self._policy(request))
-        if self._session.closed:
+        session = self._session
+        if session is None:
+            session = self._session = Session(self._policy(request))
+        elif session.closed:
             return None
-        return self._sent(self._session.step(delta_text))
+        step = session.step(delta_text)
+        if step is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
+            return None
+        return self._sent(step)
 
     def finish_streaming(self) -> DeltaMessage | None:
         """End of the stream: flush the engine's held-back text; an unfinished call is not sent.

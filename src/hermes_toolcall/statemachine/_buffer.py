@@ -118,6 +118,10 @@ class InputBuffer:
     ``deferred`` holds chunks of an open block that cannot end it, read later in one pass
     (``defer``); ``pos`` is the absolute offset of the first character of the data being read. The
     per-chunk fast paths inline ``take`` (``StreamParser.feed``) and ``defer`` (the block readers).
+    ``defer_to`` is set by a block reader that has just deferred a chunk because only the block's end
+    is looked for: until another path is taken, ``feed`` defers each new chunk without ``<`` that ends
+    by that offset itself, without asking the reader (-1: not armed; ``StreamParser.feed`` disarms it
+    before any other path).
 
     >>> buf = InputBuffer()
     >>> buf.take("ab\\n<t"), buf.total
@@ -127,11 +131,12 @@ class InputBuffer:
     (5, 'ab\\n<tool', 0)
     """
 
-    __slots__ = ("chunks", "deferred", "lines", "pending", "pos", "span", "total")
+    __slots__ = ("chunks", "defer_to", "deferred", "lines", "pending", "pos", "span", "total")
 
     def __init__(self) -> None:
         self.pending = ""
         self.deferred: list[str] = []
+        self.defer_to = -1
         self.pos = 0
         self.chunks: list[str] = []  # the whole input (retain=True; a sink that keeps nothing otherwise)
         self.total = 0

@@ -92,7 +92,7 @@ class OpenAIChunker:
         self._finished = False
         # content
         self._content_sent = False
-        self._content_hold = ""
+        self._content_hold: list[str] = []  # trailing whitespace not sent yet, as pieces (no O(n²) +=)
         self._reasoning_first = False
         self._text_seen = False
         # reasoning
@@ -195,8 +195,8 @@ class OpenAIChunker:
         self._finished = True
         if not self._valid:
             if self._content_hold or not self._content_sent:
-                out.append(self._chunk({"content": self._content_hold}))
-        self._content_hold = ""
+                out.append(self._chunk({"content": "".join(self._content_hold)}))
+        self._content_hold = []
         reason = finish_reason or ("tool_calls" if self._valid else "stop")
         last = self._chunk({}, reason)
         for call_id, index in self._index.items():
@@ -214,17 +214,27 @@ class OpenAIChunker:
 
     def _text(self, text: str, out: list[dict[str, Any]]) -> None:
         self._text_seen = True
-        if self._reasoning_first and not self._content_sent and not self._content_hold:
+        hold = self._content_hold
+        if self._reasoning_first and not self._content_sent and not hold:
             text = text.lstrip("\n")
-        text = self._content_hold + text
-        keep = len(text.rstrip(_WS))
-        self._content_hold = text[keep:]
-        if keep:
-            head = text[:keep]
-            if not self._content_sent and self._valid:  # a call came before the first text: no leading ws
-                head = head.lstrip(_WS)
-            self._content_sent = True
-            out.append(self._chunk({"content": head}))
+        head = text.rstrip(_WS)  # the held pieces are whitespace only: only the new text is scanned
+        if not head:
+            if text:
+                hold.append(text)
+            return
+        if len(head) < len(text):
+            tail = text[len(head) :]
+        else:
+            tail = ""
+        if hold:
+            head = "".join(hold) + head
+            hold.clear()
+        if tail:
+            hold.append(tail)
+        if not self._content_sent and self._valid:  # a call came before the first text: no leading ws
+            head = head.lstrip(_WS)
+        self._content_sent = True
+        out.append(self._chunk({"content": head}))
 
     # ------------------------------------------------------------------ reasoning
 

@@ -213,6 +213,10 @@ class StreamParser:
             buf.lines.extend(chunk, at)
             if not self._retain and len(buf.lines.starts) > self.forget_lines_at:
                 buf.lines.forget(self._asm.oldest_open(at - len(buf.pending) - sum(map(len, buf.deferred))))
+        if end <= buf.defer_to and "<" not in chunk:  # the open block looks for its end only: keep it for later
+            buf.deferred.append(chunk)
+            return []
+        buf.defer_to = -1  # armed again by a block reader that defers (``InputBuffer.defer_to``)
         reader = self._cur.reader
         pending = buf.pending
         if pending:  # the held-back tail first

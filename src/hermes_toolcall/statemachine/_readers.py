@@ -277,7 +277,9 @@ class PlainBlockReader(BlockReader):
         if end > block.limit:
             return None
         if "<" not in chunk:
-            self.buf.deferred.append(chunk)  # as buf.defer(chunk), inlined: only the block's end is looked for
+            buf = self.buf
+            buf.deferred.append(chunk)  # as buf.defer(chunk), inlined: only the block's end is looked for
+            buf.defer_to = block.limit  # and so will the next chunks without "<" (``StreamParser.feed``)
             return []
         assert block.scans is not None
         p = chunk.find("<")
@@ -337,7 +339,9 @@ class JsonBlockReader(PlainBlockReader):
             return None
         if track.phase == PHASE_MIN:  # only the block's end is looked for, as in a plain block
             if "<" not in chunk:
-                self.buf.deferred.append(chunk)
+                buf = self.buf
+                buf.deferred.append(chunk)
+                buf.defer_to = block.limit  # as in a plain block
                 return []
             return PlainBlockReader.fast(self, chunk, at, end)
         if "<" in chunk or self.buf.deferred:
