@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import string
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given
@@ -30,6 +32,31 @@ def test_random_ids_use_every_letter_and_digit() -> None:
     letters = "".join(i[5:] for i in ids)
     # 48,000 uniform draws from 62 symbols: each appears about 774 times (a missing one is a bias bug)
     assert set(letters) == set(string.ascii_letters + string.digits)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX-only")
+def test_random_ids_are_not_shared_with_a_forked_child() -> None:
+    """The ids come from a pool filled by one ``os.urandom`` read at a time: a forked child (a
+    validate worker, a server's worker) must not hand out the ids its parent still holds."""
+    openai_ids(0)  # the parent's pool now holds ids
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, written back
+        os.write(write, " ".join(openai_ids(0) for _ in range(50)).encode())
+        os._exit(0)
+    os.close(write)
+    child = os.read(read, 1 << 16).decode().split()
+    os.waitpid(pid, 0)
+    os.close(read)
+    assert len(child) == 50
+    assert not set(child) & {openai_ids(0) for _ in range(500)}
+
+
+def test_random_ids_from_threads_are_distinct() -> None:
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        batches = list(pool.map(lambda _: [openai_ids(0) for _ in range(2000)], range(8)))
+    ids = [i for batch in batches for i in batch]
+    assert len(set(ids)) == len(ids) == 16000
 
 
 def test_line_index() -> None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from helpers import stream_options
 from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.errors import StreamError
-from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
+from hermes_toolcall.statemachine import Event, StreamParser, TextDelta, _readers
 from hermes_toolcall.statemachine._readers import (
     BlockReader,
     BodyReader,
@@ -48,15 +48,21 @@ class Scanned(StreamParser):
 
 
 def run(cls: type[StreamParser], chunks: list[str] | tuple[str, ...], level: str, options: dict[str, Any]) -> Any:
-    parser = cls(level=level, ids=sequential_ids(), **options)  # type: ignore[arg-type]
-    per_feed: list[list[Event]] = [parser.feed(c) for c in chunks]
-    errors = None
+    """Every feed's events, the strict errors and the result; ``Scanned`` also reads call starts as
+    they come (``_readers._DEFER_HEADS`` off: the scanners alone)."""
+    _readers._DEFER_HEADS = cls is not Scanned
     try:
-        per_feed.append(parser.close())
-    except StreamError as exc:
-        errors = exc.diagnostics
-        per_feed.append(parser.closing_events)
-    return per_feed, errors, parser.result()
+        parser = cls(level=level, ids=sequential_ids(), **options)  # type: ignore[arg-type]
+        per_feed: list[list[Event]] = [parser.feed(c) for c in chunks]
+        errors = None
+        try:
+            per_feed.append(parser.close())
+        except StreamError as exc:
+            errors = exc.diagnostics
+            per_feed.append(parser.closing_events)
+        return per_feed, errors, parser.result()
+    finally:
+        _readers._DEFER_HEADS = True
 
 
 def check(text: str, chunks: list[str] | tuple[str, ...], level: str, options: dict[str, Any]) -> None:
@@ -161,3 +167,44 @@ def test_every_move_of_the_table_enters_the_state_s_kind_and_reader() -> None:
         assert cur.state is dest
         assert cur.kind == STATE_KINDS[dest]
         assert type(cur.reader) is readers[dest]
+
+
+_HEAD_NAMES = st.one_of(
+    st.sampled_from(
+        ["f", "get_weather", "a.b-c", "", "x" * 70, "na me", 'a\\"b', "é漢", "a<b", "a<|im_end|>", "f\\u0041"]
+    ),
+    st.text(alphabet='ab _.-"\\<\n', max_size=12),
+)
+
+
+@st.composite
+def call_heads(draw: st.DrawFn) -> str:
+    """A call block whose body starts as the templates write it, or nearly so (the deferred start of
+    ``BlockReader``): blanks, ``{"name": "…``, a name of any kind, then the rest, cut anywhere."""
+    lead = draw(st.sampled_from(["", "\n", " \n", "\r\n", "\n\n\t"]))
+    heads = ['{"name": "', '{"name":"', '{ "name": "', '{"name" : "', '{"nam', '{"arguments": {}, "name": "']
+    head = draw(st.sampled_from(heads))
+    name = draw(_HEAD_NAMES)
+    rest = draw(st.sampled_from(['", "arguments": {"a": [1, "]}"]}}', '"}', '", "arguments": {}}\n', "", '"']))
+    tail = draw(st.sampled_from(["</tool_call>", "\n</tool_call> after", "", "<tool_call>", "<|im_end|>"]))
+    text = "<tool_call>" + lead + head + name + rest + tail
+    cut = draw(st.integers(min_value=0, max_value=len(text)))
+    return draw(st.sampled_from([text, text[:cut], "Hi " + text + text]))
+
+
+@given(st.data(), call_heads(), OPTIONS)
+@settings(max_examples=300)
+@example(None, '<tool_call>\n{"name": "f", "arguments": {}}</tool_call>', {})
+@example(None, '<tool_call>\n{"name": "' + "x" * 70 + '", "arguments": {}}</tool_call>', {})
+@example(None, '<tool_call>\n{"name": "f", "arguments": {}}</tool_call>', {"max_block_chars": 12})
+def test_call_starts_deferred_until_the_name_closes_give_the_scanners_events(
+    data: Any, text: str, options: dict[str, Any]
+) -> None:
+    """``BlockReader`` defers a call body while it is still the usual start with its name open, and
+    reads it in one step when the name closes: the events of every feed, the diagnostics and the
+    result are the scanners' (every chunking, 1-char included; names with blanks, escapes, ``<``,
+    control tokens, long names; block cuts; truncation)."""
+    for chunks in fixed_sizes(text):
+        check(text, chunks, "completion", options)
+    if data is not None:
+        check(text, data.draw(chunkings(text)), "completion", options)

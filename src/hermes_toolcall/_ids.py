@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import string
+from collections import deque
 from collections.abc import Callable
 
 __all__ = ["IdFactory", "openai_ids", "sequential_ids", "sub_id"]
@@ -26,15 +27,29 @@ def openai_ids(ordinal: int) -> str:
     """Default factory: an OpenAI-like random id ``call_`` + 24 alphanumerics (ordinal unused).
 
     Uniform over the 62 letters and digits, from the operating system's random source
-    (``os.urandom``, as ``secrets``), about 1 µs per id.
+    (``os.urandom``, as ``secrets``). The ids are made about 160 at a time from one read of
+    that source and handed out in order (a thread-safe queue; a forked child starts with an empty
+    one, so parent and child never share ids), about 0.1 µs per id.
 
     >>> len(openai_ids(0)), openai_ids(0).startswith("call_")
     (29, True)
+    >>> openai_ids(0) != openai_ids(0)
+    True
     """
-    letters = b""
-    while len(letters) < 24:  # 32 random bytes keep at least 24 with probability above 0.9999
-        letters += os.urandom(32).translate(_TO_ALPHABET, _REJECTED)
-    return "call_" + letters[:24].decode("ascii")
+    while True:
+        try:
+            return _POOL.popleft()  # atomic: two threads never get the same id
+        except IndexError:
+            _refill()
+
+
+def _refill() -> None:
+    letters = os.urandom(4096).translate(_TO_ALPHABET, _REJECTED).decode("ascii")
+    _POOL.extend("call_" + letters[k : k + 24] for k in range(0, len(letters) - 23, 24))
+
+
+_POOL: deque[str] = deque()
+os.register_at_fork(after_in_child=_POOL.clear)
 
 
 def sequential_ids(prefix: str = "call_") -> IdFactory:

@@ -95,6 +95,12 @@ class ToolPolicy:
             ``(parts, events, diagnostics, text)``: ``text`` is the block's raw text when it becomes
             body text (the caller joins it to the text run; ``events`` then ends with its delta).
         """
+        if len(parts) == 1:  # the usual block: one call of a declared tool, at its index, nothing to coerce
+            call = parts[0]
+            if isinstance(call, ToolCall) and call.index == first_index:
+                spec = self.tools.tools.get(call.name)
+                if spec is not None and not (self.coerce and spec.schema is not None):
+                    return parts, events, diags, None  # what judge_block would keep, unchanged
         calls = [p for p in parts if isinstance(p, ToolCall)]
         if not calls:
             return parts, events, diags, None

@@ -30,6 +30,7 @@ from ..statemachine._events import (
     ReasoningEnd,
     ReasoningStart,
     ToolCallEnd,
+    ToolCallStart,
     new_text_delta,
 )
 from ..statemachine._openai_chunks import OpenAIChunker
@@ -269,10 +270,12 @@ class Session:
             StreamError: the session was already closed.
         """
         events = self._feed(text)  # with tool_choice none too: the engine checks the use (feed after close)
+        if not events and not self._verbatim:  # most deltas while a call's body is read whole
+            return NO_STEP
         if self._verbatim:
             return (text, "", ())
-        if not events:  # most deltas while a call's body is read whole
-            return NO_STEP
+        if len(events) == 1 and type(events[0]) is ToolCallStart and not self.chunker.eager:
+            return NO_STEP  # a call's name while calls are sent whole: the chunker sends nothing for it
         if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
             piece = events[0]
             index = self.chunker.sent_arguments(piece)  # as chunker.feed(events), without its chunk
@@ -300,7 +303,7 @@ class Session:
         return _merge(chunks)
 
     def _chunks(self, events: list[Event]) -> list[dict[str, Any]]:
-        if self.policy.reasoning_as_content:
+        if self.policy.reasoning_as_content and any(type(e) in _REASONING_EVENTS for e in events):
             events = _reasoning_as_text(events)
         chunks = self.chunker.feed(events)
         for chunk in chunks:
@@ -356,6 +359,9 @@ class Bookkeeping:
     def _write(self, index: int, arguments: str) -> None:
         self.streamed_args_for_tool[index] = arguments
         self.prev_tool_call_arr[index]["arguments"] = arguments
+
+
+_REASONING_EVENTS = frozenset({ReasoningStart, ReasoningDelta, ReasoningEnd})
 
 
 def _reasoning_as_text(events: Iterable[Event]) -> list[Event]:

@@ -23,7 +23,7 @@ Requires the ``vllm`` extra (``pip install 'hermes-toolcall[vllm]'``, vLLM 0.33)
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import require
@@ -43,6 +43,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 from .._profiles import DIALECTS  # noqa: E402
 from .._prompt_state import generation_prompt_state  # noqa: E402
+from ..errors import StreamStateError  # noqa: E402
 from ..tags import IM_START  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
@@ -145,6 +146,7 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         super().__init__(tokenizer, tools)
         self.skip_reasoning_parsing = False
         self._session: Session | None = None
+        self._step: Callable[[str], Step] | None = None  # the session's step, bound once (per-delta path)
 
     def _dialect(self) -> str:
         return self.dialect or config.dialect()
@@ -176,15 +178,17 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         request: Any,
     ) -> DeltaMessage | None:
         """Streaming: feed ``delta_text`` (engine-based: the serving layer passes only the new text)."""
-        session = self._session
-        if session is None:
+        step = self._step
+        if step is None:
             session = self._session = Session(self._policy(request))
-        elif session.closed:
+            step = self._step = session.step
+        try:
+            got = step(delta_text)
+        except StreamStateError:  # after finish_streaming(): the stream is over, nothing more is sent
             return None
-        step = session.step(delta_text)
-        if step is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
+        if got is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
             return None
-        return self._sent(step)
+        return self._sent(got)
 
     def finish_streaming(self) -> DeltaMessage | None:
         """End of the stream: flush the engine's held-back text; an unfinished call is not sent.

@@ -139,7 +139,7 @@ class OpenAIChunker:
                     return []
                 # _arguments_chunk(index, e.text), inlined: one call less per delta (bench/chunker.py: 7-10 %)
                 return [self._chunk({"tool_calls": [{"index": index, "function": {"arguments": e.text}}]})]
-            if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+            if type(events) is not list and (isinstance(events, (str, bytes)) or not isinstance(events, Iterable)):
                 raise UsageError(f"events must be an iterable of StreamParser events, got {type(events).__name__}")
             return self._feed(events)
         except (HermesError, MemoryError):
@@ -149,9 +149,18 @@ class OpenAIChunker:
 
     def _feed(self, events: Iterable[Event]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for e in events:
+        for e in events:  # the kinds by how often they come
             if isinstance(e, TextDelta):
                 self._text(e.text, out)
+            elif isinstance(e, ArgumentsDelta):
+                index = self.sent_arguments(e)
+                if index is not None:
+                    out.append(self._arguments_chunk(index, e.text))
+            elif isinstance(e, ToolCallEnd):
+                self._end_call(e, out)
+            elif isinstance(e, ToolCallStart):
+                if self.eager:
+                    self._open_call(e.id, e.name, out)
             elif isinstance(e, ReasoningDelta):
                 self._reasoning(e.text, out)
             elif isinstance(e, ReasoningStart):
@@ -166,15 +175,6 @@ class OpenAIChunker:
                     self._reasoning_first = True
                 if e.closed:
                     self._reasoning_hold = ""
-            elif isinstance(e, ToolCallStart):
-                if self.eager:
-                    self._open_call(e.id, e.name, out)
-            elif isinstance(e, ArgumentsDelta):
-                index = self.sent_arguments(e)
-                if index is not None:
-                    out.append(self._arguments_chunk(index, e.text))
-            elif isinstance(e, ToolCallEnd):
-                self._end_call(e, out)
             elif not isinstance(e, _OTHER_EVENTS):
                 raise UsageError(f"events must hold StreamParser events, got {type(e).__name__}")
         return out

@@ -46,6 +46,25 @@ _set_text = TextDelta.__dict__["text"].__set__  # the slot's member descriptor (
 _set_ordinal, _set_id, _set_arguments = (ArgumentsDelta.__dict__[name].__set__ for name in ("ordinal", "id", "text"))
 # The usual start of a call body: the top-level name first, plain (no escapes).
 _NAME_PREFIX = re.compile(r'\{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([\w.\-]+)"')
+# The usual start as the templates write it, up to the name: while a call body is still a start of
+# that (leading blanks allowed) with the name not closed (no quote after its opening one), nothing
+# can be announced yet, so the block reader defers it and reads it in one step with the chunk that
+# closes the name (``BlockReader``).
+_CANONICAL_HEAD = '{"name": "'
+_HEAD_MAX = 64  # a longer start is read as it comes (deferring it would re-join it at every chunk)
+#: The deferred call start of ``BlockReader``; tests turn it off to compare it with the scanners
+#: reading every chunk (tests/test_statemachine_paths.py).
+_DEFER_HEADS = True
+
+
+def _head_so_far(text: str, i: int = 0) -> bool:
+    """Whether ``text[i:]`` can still become the usual start of a call body, its name not closed yet."""
+    head = text[i:].lstrip(_WS) if i else text.lstrip(_WS)
+    if len(head) <= len(_CANONICAL_HEAD):
+        return _CANONICAL_HEAD.startswith(head)
+    return head.startswith(_CANONICAL_HEAD) and head.find('"', len(_CANONICAL_HEAD)) < 0
+
+
 # The inside of a JSON string with no quote, no "<" and no escape left open: it cannot end the string.
 _STRING_BODY = re.compile(r'[^"\\<]*(?:\\[^<][^"\\<]*)*', re.DOTALL)
 _SKIP_STRING = _STRING_BODY.match
@@ -225,6 +244,21 @@ class BlockReader(Reader):
     def sink(self, text: str, at: int) -> None:
         self.asm.block.sink(text)
 
+    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
+        # a call body that can still begin as usual ({"name": "…"), its name not closed yet: nothing
+        # to announce, so the chunk waits (deferred) until the name is complete, read in one step
+        if "<" in chunk or not _DEFER_HEADS:
+            return None
+        buf = self.buf
+        block = self.asm.block
+        if end > block.limit or block.call is None:
+            return None
+        head = "".join(buf.deferred) + chunk if buf.deferred else chunk
+        if len(head) > _HEAD_MAX or not _head_so_far(head):
+            return None
+        buf.deferred.append(chunk)
+        return []
+
     def resume(self, data: str, end: int) -> list[Event] | None:
         if end <= self.asm.block.limit:
             return Reader.resume(self, data, end)
@@ -235,6 +269,16 @@ class BlockReader(Reader):
         limit = block.limit  # absolute offset of the cut
         pos = self.buf.pos
         n = len(data)
+        if (
+            _DEFER_HEADS
+            and not final
+            and block.call is not None
+            and n - i <= _HEAD_MAX
+            and pos + n <= limit
+            and _head_so_far(data, i)
+        ):
+            self.buf.defer(data[i:])  # as in ``fast``: read with the chunk that closes the name
+            return n, False
         k = i
         while k < n and data[k] in _WS:
             k += 1
