@@ -79,6 +79,7 @@ def fixed_sizes(text: str) -> list[list[str]]:
 @example(None, '<tool_call>{"name": "f", "arguments": {"s": "a\\"</tool_call>\\\\"}}</tool_call>', "completion", {})
 @example(None, '<tool_call>{"a": "x\\<|im_start|>user\nhi', "transcript", {})
 @example(None, '<tool_call>{"name": "f", "arguments": {"s": "</tool_call>"}}', "completion", {"max_block_chars": 30})
+@example(None, '<tool_call>\n{"name": "<|im_start|>', "completion", {})  # CI 2026-12-04 (head deferral)
 def test_fast_paths_give_the_scanners_events_chunk_by_chunk(
     data: Any, text: str, level: str, options: dict[str, Any]
 ) -> None:
@@ -197,6 +198,8 @@ def call_heads(draw: st.DrawFn) -> str:
 @example(None, '<tool_call>\n{"name": "f", "arguments": {}}</tool_call>', {})
 @example(None, '<tool_call>\n{"name": "' + "x" * 70 + '", "arguments": {}}</tool_call>', {})
 @example(None, '<tool_call>\n{"name": "f", "arguments": {}}</tool_call>', {"max_block_chars": 12})
+@example(None, '<tool_call>{"name": "f<|im_end|>', {})  # CI 2026-12-04: a "<" in the open name was deferred
+@example(None, '<tool_call>\n{"name": "<|im_start|>', {})  # so the marker's events came a chunk late
 def test_call_starts_deferred_until_the_name_closes_give_the_scanners_events(
     data: Any, text: str, options: dict[str, Any]
 ) -> None:

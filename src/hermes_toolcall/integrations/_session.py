@@ -283,6 +283,22 @@ class Session:
                 return NO_STEP
             self.calls[index].pieces.append(piece.text)
             return ("", "", ((index, None, None, piece.text),))
+        first = events[0]
+        if type(first) is ToolCallEnd:  # a call sent whole, maybe with text after it: its piece directly
+            index = self.chunker.sent_call(first)  # as chunker.feed([first]), without its chunk
+            if index is not None:
+                call = first.call
+                assert call is not None
+                record = CallRecord(index=index, id=first.id, name=call.name, pieces=[call.arguments_json], valid=True)
+                self.calls.append(record)
+                self._by_id[first.id] = record
+                whole: Piece = (index, first.id, call.name, call.arguments_json)
+                if len(events) == 1:
+                    self._ended_sent = True
+                    return ("", "", (whole,))
+                content, reasoning, pieces = _merge(self._chunks(events[1:]))
+                self._ended_sent = True  # as _chunks(events) would say: these events ended a sent call
+                return (content, reasoning, (whole, *pieces))
         chunks = self._chunks(events)
         if not chunks and not self._ended_sent:  # e.g. a call's name read while its body is sent whole
             return NO_STEP

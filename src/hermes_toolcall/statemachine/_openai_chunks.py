@@ -254,12 +254,36 @@ class OpenAIChunker:
     # ------------------------------------------------------------------ calls
 
     def _open_call(self, call_id: str, name: str, out: list[dict[str, Any]], arguments: str = "") -> None:
+        index = self._register(call_id, name, arguments)
+        entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        out.append(self._chunk({"tool_calls": [entry]}))
+
+    def _register(self, call_id: str, name: str, arguments: str) -> int:
+        """A call's first chunk is sent: its index (valid calls and announced ones, in order)."""
         index = len(self._index)
         self._index[call_id] = index
         self._names[call_id] = name
         self._sent_args[call_id] = [arguments]
-        entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-        out.append(self._chunk({"tool_calls": [entry]}))
+        return index
+
+    def sent_call(self, e: ToolCallEnd) -> int | None:
+        """Record the end of a valid call that was not announced as ``feed([e])`` does, without building
+        its chunk (for adapters that build their servers' own values): the call's index, the chunk's
+        ``index``; its id, name and arguments are ``e``'s. None, with nothing recorded, for any other
+        ``ToolCallEnd`` (invalid, or announced: ``feed`` handles those).
+
+        >>> from hermes_toolcall.statemachine import StreamParser
+        >>> p, c = StreamParser(), OpenAIChunker()
+        >>> c.sent_call(p.feed('<tool_call>{"name": "f", "arguments": {}}</tool_call>')[-1])
+        0
+        """
+        call = e.call
+        if call is None or e.id in self._index:
+            return None
+        self._role_sent = True  # as the chunk would have carried it
+        self._ended.add(e.id)
+        self._valid += 1
+        return self._register(e.id, call.name, call.arguments_json)
 
     def sent_arguments(self, e: ArgumentsDelta) -> int | None:
         """Record an ``ArgumentsDelta`` as ``feed([e])`` does, without building its chunk (for adapters

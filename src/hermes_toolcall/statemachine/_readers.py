@@ -51,6 +51,9 @@ _NAME_PREFIX = re.compile(r'\{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([\w.\-]+)"'
 # can be announced yet, so the block reader defers it and reads it in one step with the chunk that
 # closes the name (``BlockReader``).
 _CANONICAL_HEAD = '{"name": "'
+# The name so far: only what ``_NAME_PREFIX`` reads in one step; anything else (a "<" that may begin a
+# marker, an escape, a quote) is read as it comes, since the scanners may have something to say about it.
+_NAME_SO_FAR = re.compile(r"[\w.\-]*\Z").match
 _HEAD_MAX = 64  # a longer start is read as it comes (deferring it would re-join it at every chunk)
 #: The deferred call start of ``BlockReader``; tests turn it off to compare it with the scanners
 #: reading every chunk (tests/test_statemachine_paths.py).
@@ -62,7 +65,7 @@ def _head_so_far(text: str, i: int = 0) -> bool:
     head = text[i:].lstrip(_WS) if i else text.lstrip(_WS)
     if len(head) <= len(_CANONICAL_HEAD):
         return _CANONICAL_HEAD.startswith(head)
-    return head.startswith(_CANONICAL_HEAD) and head.find('"', len(_CANONICAL_HEAD)) < 0
+    return head.startswith(_CANONICAL_HEAD) and _NAME_SO_FAR(head, len(_CANONICAL_HEAD)) is not None
 
 
 # The inside of a JSON string with no quote, no "<" and no escape left open: it cannot end the string.
