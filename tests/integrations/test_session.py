@@ -116,6 +116,47 @@ def test_step_and_feed_accumulate_to_complete_on_generated_inputs(data: st.DataO
     _check_accumulation(text, data.draw(chunkings(text)), eager)
 
 
+class _General(Session):
+    """A session without ``step``'s fast paths: every feed's events go through the chunker's chunks."""
+
+    def step(self, text: str) -> session_module.Step:
+        events = self._feed(text)
+        if self._verbatim:
+            return (text, "", ())
+        chunks = self._chunks(events)
+        if not chunks and not self._ended_sent:
+            return session_module.NO_STEP
+        return session_module._merge(chunks)
+
+
+POLICIES = st.builds(
+    Policy,
+    tools=st.sampled_from([None, ({"type": "function", "function": {"name": "f"}},)]),
+    undeclared=st.sampled_from(["keep", "text", "drop"]),
+    reasoning_as_content=st.booleans(),
+    starts_in_reasoning=st.booleans(),
+    eager=st.booleans(),
+    ids=st.just(_ids),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    text=st.one_of(adversarial_texts(), st.sampled_from(TEXTS), st.sampled_from(TEXTS).map(lambda t: t + "\n" + t)),
+    policy=POLICIES,
+)
+def test_step_fast_paths_give_the_chunkers_steps(data: st.DataObject, text: str, policy: Policy) -> None:
+    """Every ``step`` (lone name, lone argument piece, text and whole calls read from the chunker's records
+    without chunks: ``sent_text``, ``sent_call``, ``sent_arguments``) equals the step the chunker's chunks give,
+    feed by feed, with the same bookkeeping, on every chunking (1-char included) and request policy."""
+    pieces = data.draw(chunkings(text))
+    fast, general = Session(policy), _General(policy)
+    assert [fast.step(p) for p in pieces] == [general.step(p) for p in pieces]
+    assert fast.finish() == general.finish()
+    assert fast.calls == general.calls
+
+
 def test_step_in_tool_choice_none_gives_the_text_as_content() -> None:
     s = Session(Policy(tool_choice="none"))
     assert s.step("<tool_call>{") == ("<tool_call>{", "", ())

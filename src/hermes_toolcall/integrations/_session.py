@@ -29,6 +29,7 @@ from ..statemachine._events import (
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
+    TextDelta,
     ToolCallEnd,
     ToolCallStart,
     new_text_delta,
@@ -247,6 +248,11 @@ class Session:
         self.chunker = OpenAIChunker(eager=self.policy.eager)
         self.chunker.start()  # the role chunk: servers send the role themselves
 
+    @property
+    def verbatim(self) -> bool:
+        """``tool_choice`` is ``none``: every step is its text, verbatim, as content."""
+        return self._verbatim
+
     def feed(self, text: str) -> Delta:
         """Feed the next delta of the model's output.
 
@@ -272,6 +278,12 @@ class Session:
         events = self._feed(text)  # with tool_choice none too: the engine checks the use (feed after close)
         if not events and not self._verbatim:  # most deltas while a call's body is read whole
             return NO_STEP
+        return self.after(events, text)
+
+    def after(self, events: list[Event], text: str) -> Step:
+        """``step(text)`` given the events the engine's ``feed(text)`` returned (for adapters that feed
+        the engine themselves, ``parser.feed``, and call this only when ``events`` is not empty or
+        ``verbatim`` is set: otherwise the step is ``NO_STEP``)."""
         if self._verbatim:
             return (text, "", ())
         if len(events) == 1 and type(events[0]) is ToolCallStart and not self.chunker.eager:
@@ -283,26 +295,48 @@ class Session:
                 return NO_STEP
             self.calls[index].pieces.append(piece.text)
             return ("", "", ((index, None, None, piece.text),))
-        first = events[0]
-        if type(first) is ToolCallEnd:  # a call sent whole, maybe with text after it: its piece directly
-            index = self.chunker.sent_call(first)  # as chunker.feed([first]), without its chunk
-            if index is not None:
-                call = first.call
-                assert call is not None
-                record = CallRecord(index=index, id=first.id, name=call.name, pieces=[call.arguments_json], valid=True)
-                self.calls.append(record)
-                self._by_id[first.id] = record
-                whole: Piece = (index, first.id, call.name, call.arguments_json)
-                if len(events) == 1:
-                    self._ended_sent = True
-                    return ("", "", (whole,))
-                content, reasoning, pieces = _merge(self._chunks(events[1:]))
-                self._ended_sent = True  # as _chunks(events) would say: these events ended a sent call
-                return (content, reasoning, (whole, *pieces))
+        got = self._piecewise(events)
+        if got is not None:
+            return got
         chunks = self._chunks(events)
         if not chunks and not self._ended_sent:  # e.g. a call's name read while its body is sent whole
             return NO_STEP
         return _merge(chunks)
+
+    def _piecewise(self, events: list[Event]) -> Step | None:
+        """``step``'s result for the usual events (text, calls sent whole, a name while calls go whole)
+        straight from the chunker's records, as ``_merge(self._chunks(events))`` gives it without
+        building the chunks; None for any other list (``_chunks`` reads it)."""
+        by_id = self._by_id
+        eager = self.chunker.eager
+        for e in events:
+            if type(e) is TextDelta:
+                continue
+            if type(e) is ToolCallEnd:
+                if e.call is None or e.id in by_id:  # invalid, or announced: the chunker's general path
+                    return None
+            elif type(e) is not ToolCallStart or eager:
+                return None
+        chunker = self.chunker
+        content: list[str] = []
+        pieces: list[Piece] = []
+        for e in events:
+            if type(e) is TextDelta:
+                text = chunker.sent_text(e)
+                if text:
+                    content.append(text)
+            elif type(e) is ToolCallEnd:
+                index = chunker.sent_call(e)  # as chunker.feed([e]): the call's one chunk, not built
+                call = e.call
+                assert index is not None and call is not None
+                record = CallRecord(index=index, id=e.id, name=call.name, pieces=[call.arguments_json], valid=True)
+                self.calls.append(record)
+                by_id[e.id] = record
+                pieces.append((index, e.id, call.name, call.arguments_json))
+        self._ended_sent = bool(pieces)  # as _chunks(events) says: these events ended a call the client has
+        if not content and not pieces:
+            return NO_STEP
+        return ("".join(content), "", tuple(pieces))
 
     def finish(self) -> Step:
         """``close`` for the servers' loops: the same result as a plain tuple.

@@ -44,6 +44,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 from .._profiles import DIALECTS  # noqa: E402
 from .._prompt_state import generation_prompt_state  # noqa: E402
 from ..errors import StreamStateError  # noqa: E402
+from ..statemachine import Event  # noqa: E402
 from ..tags import IM_START  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
@@ -146,7 +147,8 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         super().__init__(tokenizer, tools)
         self.skip_reasoning_parsing = False
         self._session: Session | None = None
-        self._step: Callable[[str], Step] | None = None  # the session's step, bound once (per-delta path)
+        self._feed: Callable[[str], list[Event]] | None = None  # the session's engine feed, bound once
+        self._verbatim = False  # tool_choice none (Session.verbatim)
 
     def _dialect(self) -> str:
         return self.dialect or config.dialect()
@@ -178,15 +180,20 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         request: Any,
     ) -> DeltaMessage | None:
         """Streaming: feed ``delta_text`` (engine-based: the serving layer passes only the new text)."""
-        step = self._step
-        if step is None:
+        feed = self._feed
+        if feed is None:
             session = self._session = Session(self._policy(request))
-            step = self._step = session.step
+            feed = self._feed = session.parser.feed  # Session.step, its first line inlined (per delta)
+            self._verbatim = session.verbatim
         try:
-            got = step(delta_text)
+            events = feed(delta_text)
         except StreamStateError:  # after finish_streaming(): the stream is over, nothing more is sent
             return None
-        if got is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
+        if not events and not self._verbatim:  # most deltas: nothing sent (the bookkeeping is unchanged)
+            return None
+        assert self._session is not None
+        got = self._session.after(events, delta_text)
+        if got is NO_STEP:  # nothing sent, no call ended
             return None
         return self._sent(got)
 

@@ -213,6 +213,26 @@ class OpenAIChunker:
     # ------------------------------------------------------------------ content
 
     def _text(self, text: str, out: list[dict[str, Any]]) -> None:
+        content = self._content(text)
+        if content:
+            out.append(self._chunk({"content": content}))
+
+    def sent_text(self, e: TextDelta) -> str:
+        """Record a ``TextDelta`` as ``feed([e])`` does, without building its chunk (for adapters that
+        build their servers' own values): the chunk's ``content``, or "" when ``feed([e])`` sends
+        nothing (whitespace that may be the end of the content is held back).
+
+        >>> c = OpenAIChunker()
+        >>> c.sent_text(TextDelta(text="Hello ")), c.sent_text(TextDelta(text="world\\n")), c.finish()[0]["choices"][0]
+        ('Hello', ' world', {'index': 0, 'delta': {'content': '\\n'}, 'finish_reason': None})
+        """
+        content = self._content(e.text)
+        if content:
+            self._role_sent = True  # as the chunk would have carried it
+        return content
+
+    def _content(self, text: str) -> str:
+        """The content the chunk of ``text`` carries now ("": none; trailing whitespace is held back)."""
         self._text_seen = True
         hold = self._content_hold
         if self._reasoning_first and not self._content_sent and not hold:
@@ -221,7 +241,7 @@ class OpenAIChunker:
         if not head:
             if text:
                 hold.append(text)
-            return
+            return ""
         if len(head) < len(text):
             tail = text[len(head) :]
         else:
@@ -234,7 +254,7 @@ class OpenAIChunker:
         if not self._content_sent and self._valid:  # a call came before the first text: no leading ws
             head = head.lstrip(_WS)
         self._content_sent = True
-        out.append(self._chunk({"content": head}))
+        return head
 
     # ------------------------------------------------------------------ reasoning
 
