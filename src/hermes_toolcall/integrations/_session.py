@@ -115,6 +115,7 @@ def stream_parser(policy: Policy) -> StreamParser:
         starts_in_reasoning=policy.starts_in_reasoning,
         tools=policy.tools,
         undeclared=policy.undeclared if policy.tools is not None else "keep",  # no tools: no name is checked
+        retain=False,  # the adapters read events only: nothing folded is kept (no parts, no old line starts)
     )
 
 
