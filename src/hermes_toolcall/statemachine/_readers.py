@@ -302,9 +302,19 @@ class BlockReader(Reader):
             if track.phase == PHASE_NAME:
                 m = _NAME_PREFIX.match(data, k)
                 if m is not None and pos + m.end() - 1 < limit:  # the usual start, in one step
-                    track.read_name_prefix(m.group(1))
-                    self.asm.announce(m.group(1))
-                    return self.json.read_from(data, m.end(), final, seg=k)
+                    name = m.group(1)
+                    track.read_name_prefix(name)
+                    self.asm.announce(name)
+                    j = m.end()
+                    rest_waits = track.phase == PHASE_MIN and not final and pos + n <= limit and data.find("<", j) < 0
+                    if rest_waits and _DEFER_HEADS:
+                        # only the block's end is looked for now: the rest waits, as the next chunks will
+                        block.sink(data[k:j])
+                        if j < n:
+                            self.buf.defer(data[j:])
+                            self.buf.defer_to = limit
+                        return n, False
+                    return self.json.read_from(data, j, final, seg=k)
             return self.json.read(data, k, final)
         block.mode = "plain"
         self.cur.reader = self.plain
