@@ -5,6 +5,7 @@
     ... bench/serving.py --quick                         # 1 KB / 10 KB only
     ... bench/serving.py --budget 600                    # let slow parsers run longer before projecting
     ... bench/serving.py --only engine --only plugin     # only the rows whose label holds one of these
+    ... bench/serving.py --pairs 9                       # then the goals' ratios from 9 alternated run pairs
 
 (``VENVS`` is ``$HERMES_TOOLCALL_VENV_CACHE``, built by ``.ci/heavy-venvs.sh``; this checkout's ``src/``
 is put first on ``sys.path``.) Every parser is driven the way its server's streaming loop drives it,
@@ -266,6 +267,32 @@ def timed(run: Runner, pieces: list[str], repeat: int) -> tuple[float, float, in
     return best[1], best[0], calls, best[2]
 
 
+def paired(
+    label: str, pairs: list[tuple[str, Runner, Runner]], inputs: list[tuple[str, list[str]]], repeat: int
+) -> None:
+    """The goals' ratios on a noisy machine: runs of the two parsers alternated, one pair after the other,
+    so both see the same conditions; per input the best of each (inside time) and the median of the
+    per-pair ratios, with and without the clock's cost."""
+    print(f"\n{label} (alternated runs, {repeat} pairs per input)\n")
+    print("| input | baseline | parser | ratio, best of each | ratio, median of pairs | median net of the clock |")
+    print("|---|---|---|---|---|---|")
+    for name, base, run in pairs:
+        for size, pieces in inputs:
+            got: list[tuple[float, float, float, float]] = []
+            for _ in range(repeat):
+                _, b, _, b_net = timed(base, pieces, 1)
+                _, r, _, r_net = timed(run, pieces, 1)
+                got.append((b, r, b_net, r_net))
+            best_b, best_r = min(g[0] for g in got), min(g[1] for g in got)
+            ratios = sorted(g[0] / g[1] for g in got)
+            nets = sorted(g[2] / g[3] for g in got)
+            print(
+                f"| {size}: {name} | {fmt(best_b)} | {fmt(best_r)} | {best_b / best_r:.1f}x "
+                f"| {ratios[len(ratios) // 2]:.1f}x | {nets[len(nets) // 2]:.1f}x |",
+                flush=True,
+            )
+
+
 def fmt(seconds: float) -> str:
     if seconds >= 1:
         return f"{seconds:.2f} s"
@@ -279,6 +306,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", action="append", default=[], help="run only the rows whose label holds this (repeatable)")
     ap.add_argument("--no-freeze", action="store_true", help="vLLM: leave the startup heap to the collector")
+    ap.add_argument("--pairs", type=int, default=0, help="also alternate hf / plugin (whole) runs N times (the goals)")
     args = ap.parse_args()
     sizes = SIZES[:2] if args.quick else SIZES
     calibrate()
@@ -344,6 +372,17 @@ def main() -> None:
                 more = "" if calls == 1 else f" ({calls} calls)"
                 cells.append(f"{fmt(seconds)} (net {fmt(net)}; loop {fmt(total)})" + more)
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+    if args.pairs:
+        goals = [(name, pieces) for name, pieces in inputs if name.startswith(("100 KB", "1 MB"))]
+        pairs: list[tuple[str, Runner, Runner]] = []
+        for name, base, run in (
+            ("vLLM `hf` / plugin, whole calls", "vLLM `hf`", "vLLM + hermes_toolcall plugin, whole"),
+            ("engine: `stream_arguments=True` / default", "hermes-toolcall engine, s", "hermes-toolcall engine, d"),
+        ):
+            found = [next((r for label, r in rows if label.startswith(prefix)), None) for prefix in (base, run)]
+            if found[0] is not None and found[1] is not None:
+                pairs.append((name, found[0], found[1]))
+        paired("The goals' ratios", pairs, goals, args.pairs)
 
 
 if __name__ == "__main__":
