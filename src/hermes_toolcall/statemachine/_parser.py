@@ -208,7 +208,8 @@ class StreamParser:
         buf = self._buf
         at = buf.total  # as buf.take(chunk), inlined (a call per chunk costs ~10% on small chunks)
         buf.total = end = at + len(chunk)
-        buf.chunks.append(chunk)
+        if self._retain:  # else nothing keeps the input (a call to the sink's append costs more than the test)
+            buf.chunks.append(chunk)
         if "\n" in chunk:
             buf.lines.extend(chunk, at)
             if not self._retain and len(buf.lines.starts) > self.forget_lines_at:
