@@ -295,6 +295,7 @@ class Session:
             if index is None:
                 return NO_STEP
             self.calls[index].pieces.append(piece.text)
+            self._ended_sent = False  # no call ended (``Bookkeeping._book`` has nothing to write)
             return ("", "", ((index, None, None, piece.text),))
         got = self._piecewise(events)
         if got is not None:
@@ -391,6 +392,8 @@ class Bookkeeping:
     _booked: int = 0  # calls whose entries are final
 
     def _book(self, session: Session, pieces: tuple[Piece, ...], *, final: bool) -> None:
+        if len(pieces) == 1 and pieces[0][1] is None and not final and not session._ended_sent:
+            return  # one more argument piece, no call started or ended: nothing to write (most deltas)
         for index, call_id, name, _ in pieces:
             if call_id is not None:
                 self.prev_tool_call_arr.append({"name": name, "arguments": ""})
