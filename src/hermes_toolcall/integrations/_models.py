@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["builder", "plain"]
+__all__ = ["builder", "plain", "state_parts"]
+
+#: What builds a model instance directly: ``cls.__new__`` and the setters of its ``__dict__``,
+#: ``__pydantic_fields_set__``, ``__pydantic_extra__`` and ``__pydantic_private__``, then whether
+#: ``model_construct`` gives it an (empty) extra dict.
+_Setter = Callable[[Any, Any], None]
+StateParts = tuple[Callable[..., Any], _Setter, _Setter, _Setter, _Setter, bool]
+
 
 def plain(cls: Any) -> bool:
     """Whether ``cls.model_construct(**every field)`` only sets the instance's state.
@@ -46,14 +53,7 @@ def builder(cls: Any) -> Callable[[dict[str, Any]], Any]:
     """
     if not plain(cls):
         return lambda values: cls.model_construct(**values)
-    allow_extra = cls.model_config.get("extra") == "allow"  # model_construct then gives an empty extra dict
-    new = cls.__new__
-    # the descriptors of the instance's state (BaseModel's __dict__ and slots): set directly, one C call
-    # each, instead of object.__setattr__ looking each name up
-    set_dict, set_fields, set_extra, set_private = (
-        _descriptor(cls, name).__set__
-        for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-    )
+    new, set_dict, set_fields, set_extra, set_private, allow_extra = state_parts(cls)
 
     def build(values: dict[str, Any]) -> Any:
         m = new(cls)
@@ -64,6 +64,19 @@ def builder(cls: Any) -> Callable[[dict[str, Any]], Any]:
         return m
 
     return build
+
+
+def state_parts(cls: Any) -> StateParts:
+    """The parts ``builder`` sets a plain ``cls`` instance's state with (``StateParts``), for a caller that
+    builds nested models in one function (``plain(cls)`` must hold)."""
+    # the descriptors of the instance's state (BaseModel's __dict__ and slots): set directly, one C call
+    # each, instead of object.__setattr__ looking each name up
+    set_dict, set_fields, set_extra, set_private = (
+        _descriptor(cls, name).__set__
+        for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+    )
+    allow_extra = cls.model_config.get("extra") == "allow"  # model_construct then gives an empty extra dict
+    return cls.__new__, set_dict, set_fields, set_extra, set_private, allow_extra
 
 
 def _descriptor(cls: Any, name: str) -> Any:

@@ -48,9 +48,9 @@ from ..statemachine import Event  # noqa: E402
 from ..tags import IM_START  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
-from ._models import builder  # noqa: E402
+from ._models import builder, plain, state_parts  # noqa: E402
 from ._scoring import ServerScorer  # noqa: E402
-from ._session import NO_STEP, Bookkeeping, Policy, Session, Step, complete, tool_objects  # noqa: E402
+from ._session import NO_STEP, Bookkeeping, Piece, Policy, Session, Step, complete, tool_objects  # noqa: E402
 
 __all__ = ["HermesReasoningParser", "HermesToolParser", "policy_of", "run_vllm_parser", "score_builtin", "score_plugin"]
 
@@ -97,6 +97,38 @@ _TOOL_CALL = builder(DeltaToolCall)
 _FUNCTION = builder(DeltaFunctionCall)
 
 
+def _piece_builder() -> Callable[[int, str], DeltaMessage]:
+    """The ``DeltaMessage`` of one more argument piece of call ``index`` (most deltas with argument
+    deltas): the three models ``_delta_message`` builds, in one function (a third of the cost)."""
+    classes = (DeltaFunctionCall, DeltaToolCall, DeltaMessage)
+    if not all(plain(cls) for cls in classes):  # pragma: no cover - vLLM 0.33's models are plain
+        return lambda index, arguments: _general_message("", "", ((index, None, None, arguments),))
+    (nf, df, ff, ef, pf, xf), (nt, dt, ft, et, pt, xt), (nm, dm, fm, em, pm, xm) = map(state_parts, classes)
+    keys_f, keys_t = ("name", "arguments"), ("id", "type", "index", "function")
+    keys_m = ("role", "content", "reasoning", "tool_calls")
+    new_f, new_t, new_m = DeltaFunctionCall, DeltaToolCall, DeltaMessage
+
+    def build(index: int, arguments: str) -> DeltaMessage:
+        f = nf(new_f)
+        df(f, {"name": None, "arguments": arguments})
+        ff(f, set(keys_f))
+        ef(f, {} if xf else None)
+        pf(f, None)
+        t = nt(new_t)
+        dt(t, {"id": None, "type": None, "index": index, "function": f})
+        ft(t, set(keys_t))
+        et(t, {} if xt else None)
+        pt(t, None)
+        m: DeltaMessage = nm(new_m)
+        dm(m, {"role": None, "content": None, "reasoning": None, "tool_calls": [t]})
+        fm(m, set(keys_m))
+        em(m, {} if xm else None)
+        pm(m, None)
+        return m
+
+    return build
+
+
 def _delta_message(step: Step) -> DeltaMessage | None:
     """The ``DeltaMessage`` of one step (None when it holds nothing); pydantic's validation of three
     nested models per delta would cost more than the parse, and the values are well-typed by construction."""
@@ -105,11 +137,11 @@ def _delta_message(step: Step) -> DeltaMessage | None:
         if not pieces:
             return None
         if len(pieces) == 1 and pieces[0][1] is None:  # one more argument piece: most deltas of a long call
-            index, _, name, arguments = pieces[0]
-            function = _FUNCTION({"name": name, "arguments": arguments})
-            call = _TOOL_CALL({"id": None, "type": None, "index": index, "function": function})
-            message: DeltaMessage = _MESSAGE({"role": None, "content": None, "reasoning": None, "tool_calls": [call]})
-            return message
+            return _PIECE(pieces[0][0], pieces[0][3])
+    return _general_message(content, reasoning, pieces)
+
+
+def _general_message(content: str, reasoning: str, pieces: tuple[Piece, ...]) -> DeltaMessage:
     calls = [
         _TOOL_CALL(
             {
@@ -125,6 +157,9 @@ def _delta_message(step: Step) -> DeltaMessage | None:
         {"role": None, "content": content or None, "reasoning": reasoning or None, "tool_calls": calls}
     )
     return message
+
+
+_PIECE = _piece_builder()
 
 
 class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]

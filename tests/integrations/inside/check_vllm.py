@@ -188,6 +188,8 @@ def test_builtin_hermes_scored_by_the_same_harness() -> None:
         ("Hi", "", ()),
         ("", "hm", ()),
         ("", "", ((0, "call_0", "f", '{"a"'),)),
+        ("", "", ((0, None, None, ': 1, "b"'),)),  # one more argument piece: the fused builder (_piece_builder)
+        ("", "", ((3, None, None, ""),)),
         ("x", "", ((0, None, None, ": 1}"), (1, "call_1", "g", "{}"))),
     ],
 )
