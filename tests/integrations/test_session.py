@@ -123,8 +123,8 @@ class _General(Session):
         events = self._feed(text)
         if self._verbatim:
             return (text, "", ())
-        chunks = self._chunks(events)
-        if not chunks and not self._ended_sent:
+        chunks, ended = self._chunks(events)
+        if not chunks and not ended:
             return session_module.NO_STEP
         return session_module._merge(chunks)
 

@@ -239,7 +239,6 @@ class Session:
     closed: bool = field(init=False, default=False)
     _by_id: dict[str, CallRecord] = field(init=False, default_factory=dict)
     _verbatim: bool = field(init=False, default=False)  # tool_choice none: the output is content
-    _ended_sent: bool = field(init=False, default=False)  # the last events ended a call the client has
     _feed: Callable[[str], list[Event]] = field(init=False)  # the parser's feed, bound once
 
     def __post_init__(self) -> None:
@@ -295,13 +294,12 @@ class Session:
             if index is None:
                 return NO_STEP
             self.calls[index].pieces.append(piece.text)
-            self._ended_sent = False  # no call ended (``Bookkeeping._book`` has nothing to write)
             return ("", "", ((index, None, None, piece.text),))
         got = self._piecewise(events)
         if got is not None:
             return got
-        chunks = self._chunks(events)
-        if not chunks and not self._ended_sent:  # e.g. a call's name read while its body is sent whole
+        chunks, ended = self._chunks(events)
+        if not chunks and not ended:  # e.g. a call's name read while its body is sent whole
             return NO_STEP
         return _merge(chunks)
 
@@ -335,7 +333,6 @@ class Session:
                 self.calls.append(record)
                 by_id[e.id] = record
                 pieces.append((index, e.id, call.name, call.arguments_json))
-        self._ended_sent = bool(pieces)  # as _chunks(events) says: these events ended a call the client has
         if not content and not pieces:
             return NO_STEP
         return ("".join(content), "", tuple(pieces))
@@ -350,11 +347,12 @@ class Session:
         events = self.parser.close()
         if self.policy.tool_choice == "none":
             return NO_STEP
-        chunks = self._chunks(events)
+        chunks, _ = self._chunks(events)
         chunks += [c for c in self.chunker.finish() if c["choices"][0]["finish_reason"] is None]
         return _merge(chunks)
 
-    def _chunks(self, events: list[Event]) -> list[dict[str, Any]]:
+    def _chunks(self, events: list[Event]) -> tuple[list[dict[str, Any]], bool]:
+        """The chunker's chunks for ``events``, the calls' records kept; and whether a call the client has ended."""
         if self.policy.reasoning_as_content and any(type(e) in _REASONING_EVENTS for e in events):
             events = _reasoning_as_text(events)
         chunks = self.chunker.feed(events)
@@ -372,8 +370,7 @@ class Session:
             if isinstance(e, ToolCallEnd) and e.id in self._by_id:
                 self._by_id[e.id].valid = e.call is not None
                 ended = True
-        self._ended_sent = ended
-        return chunks
+        return chunks, ended
 
 
 class Bookkeeping:
@@ -392,16 +389,17 @@ class Bookkeeping:
     _booked: int = 0  # calls whose entries are final
 
     def _book(self, session: Session, pieces: tuple[Piece, ...], *, final: bool) -> None:
-        if len(pieces) == 1 and pieces[0][1] is None and not final and not session._ended_sent:
-            return  # one more argument piece, no call started or ended: nothing to write (most deltas)
+        calls = session.calls
+        done = self._booked
+        lone_piece = len(pieces) == 1 and pieces[0][1] is None and not final
+        if lone_piece and (done >= len(calls) or calls[done].valid is None):
+            return  # one more argument piece, no call ended since the last booking: nothing to write (most deltas)
         for index, call_id, name, _ in pieces:
             if call_id is not None:
                 self.prev_tool_call_arr.append({"name": name, "arguments": ""})
                 self.streamed_args_for_tool.append("")
                 self.current_tool_id = index
                 self.current_tool_name_sent = True
-        calls = session.calls
-        done = self._booked
         while done < len(calls) and calls[done].valid is not None:  # blocks end in order
             self._write(done, calls[done].arguments)
             done += 1

@@ -160,7 +160,7 @@ class StreamParser:
         cur.bind(scans=text_scans(kinds), moves=table, readers=readers)
         self._retain = retain
         if not retain:
-            buf.chunks = SINK
+            buf.chunks = SINK  # for InputBuffer.take; feed itself skips the append (retain=False)
             asm.drop_folded()
         self._closed = False
         #: the events of ``close()`` (also when it raised ``StreamError`` in strict mode)

@@ -44,16 +44,18 @@ _WS = " \t\n\r"
 _new = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__  # the slot's member descriptor (see construct.positional)
 _set_ordinal, _set_id, _set_arguments = (ArgumentsDelta.__dict__[name].__set__ for name in ("ordinal", "id", "text"))
+# The characters of a name read in one step (plain: no escapes, no "<", no quote).
+_NAME_CHAR = r"[\w.\-]"
 # The usual start of a call body: the top-level name first, plain (no escapes).
-_NAME_PREFIX = re.compile(r'\{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([\w.\-]+)"')
+_NAME_PREFIX = re.compile(rf'\{{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"({_NAME_CHAR}+)"')
 # The usual start as the templates write it, up to the name: while a call body is still a start of
-# that (leading blanks allowed) with the name not closed (no quote after its opening one), nothing
+# that (leading blanks allowed) with the name open (``_NAME_SO_FAR``: name characters only), nothing
 # can be announced yet, so the block reader defers it and reads it in one step with the chunk that
 # closes the name (``BlockReader``).
 _CANONICAL_HEAD = '{"name": "'
 # The name so far: only what ``_NAME_PREFIX`` reads in one step; anything else (a "<" that may begin a
 # marker, an escape, a quote) is read as it comes, since the scanners may have something to say about it.
-_NAME_SO_FAR = re.compile(r"[\w.\-]*\Z").match
+_NAME_SO_FAR = re.compile(rf"{_NAME_CHAR}*\Z").match
 _HEAD_MAX = 64  # a longer start is read as it comes (deferring it would re-join it at every chunk)
 #: The deferred call start of ``BlockReader``; tests turn it off to compare it with the scanners
 #: reading every chunk (tests/test_statemachine_paths.py).
