@@ -396,6 +396,55 @@ class JsonBlockReader(PlainBlockReader):
         assert track is not None
         if end > block.limit:
             return None
+        if (
+            track.depth >= 2
+            and track.args_start >= 0 > track.args_end  # inside the streamed arguments (so phase is PHASE_ARGS)
+            and "<" not in chunk
+            and "\\" not in chunk
+            and _FAST_ARGUMENTS
+            and not self.buf.deferred
+        ):
+            # Inside the streamed ``arguments`` object, below its top level: the structure tracking
+            # needs only whether the scan is inside a string and the depth (``JsonTrack``: colons,
+            # commas and the text between tokens change nothing there, and no string is kept). The
+            # quotes toggle ``in_string`` by their parity; the brackets outside strings (the even
+            # pieces between quotes, or the odd ones from inside a string) move the depth. When the
+            # closers could bring it down to 1 (the arguments end), the scanner reads the chunk. The
+            # events are the scanner's: the chunk is one delta. Inside a string a chunk without a
+            # quote changes nothing.
+            if '"' in chunk or not track.in_string:
+                in_string = track.in_string
+                if '"' not in chunk:
+                    outside = chunk
+                elif chunk.count('"') == 1:
+                    q = chunk.find('"')
+                    outside = chunk[q + 1 :] if in_string else chunk[:q]
+                    in_string = not in_string
+                else:
+                    pieces = chunk.split('"')
+                    outside = "".join(pieces[1::2] if in_string else pieces[::2])
+                    if not len(pieces) & 1:  # an odd number of quotes
+                        in_string = not in_string
+                depth = track.depth
+                if outside:
+                    if "}" in outside or "]" in outside:
+                        depth -= outside.count("}") + outside.count("]")
+                    if depth >= 2 and ("{" in outside or "[" in outside):
+                        depth += outside.count("{") + outside.count("[")
+                if depth < 2:  # the arguments may end here: the scanner reads the chunk
+                    return self._scanned(chunk)
+                track.depth = depth
+                track.in_string = in_string
+            block.text.append(chunk)
+            call = block.call
+            if call is None or call.streamed is None:  # not announced: no delta (``Assembler.arguments_delta``)
+                return []
+            call.streamed.append(chunk)
+            delta = _new(ArgumentsDelta)  # as new_arguments_delta(...), without a Python call
+            _set_ordinal(delta, call.ordinal)
+            _set_id(delta, call.block_id)
+            _set_arguments(delta, chunk)
+            return [delta]
         if track.phase == PHASE_MIN:  # only the block's end is looked for, as in a plain block
             if "<" not in chunk:
                 buf = self.buf
@@ -405,47 +454,10 @@ class JsonBlockReader(PlainBlockReader):
             return PlainBlockReader.fast(self, chunk, at, end)
         if "<" in chunk or self.buf.deferred:
             return None
-        if track.depth >= 2 and track.args_end < 0 <= track.args_start and _FAST_ARGUMENTS and "\\" not in chunk:
-            # Inside the streamed ``arguments`` object, below its top level: the structure tracking
-            # needs only whether the scan is inside a string and the depth (``JsonTrack``: colons,
-            # commas and the text between tokens change nothing there, and no string is kept). The
-            # quotes toggle ``in_string`` by their parity; the brackets outside strings (the even
-            # pieces between quotes, or the odd ones from inside a string) move the depth. When the
-            # closers could bring it down to 1 (the arguments end), the scanner reads the chunk. The
-            # events are the scanner's: the chunk is one delta.
-            in_string = track.in_string
-            if '"' not in chunk:
-                outside = "" if in_string else chunk
-            elif chunk.count('"') == 1:
-                q = chunk.find('"')
-                outside = chunk[q + 1 :] if in_string else chunk[:q]
-                in_string = not in_string
-            else:
-                pieces = chunk.split('"')
-                outside = "".join(pieces[1::2] if in_string else pieces[::2])
-                if not len(pieces) & 1:  # an odd number of quotes
-                    in_string = not in_string
-            depth = track.depth
-            if outside:
-                if "}" in outside or "]" in outside:
-                    depth -= outside.count("}") + outside.count("]")
-                    if depth < 2:
-                        depth = -1  # the arguments may end here: the scanner reads the chunk
-                if depth >= 2 and ("{" in outside or "[" in outside):
-                    depth += outside.count("{") + outside.count("[")
-            if depth >= 2:
-                track.depth = depth
-                track.in_string = in_string
-                block.text.append(chunk)
-                call = block.call
-                if call is None or call.streamed is None:  # not announced: no delta (``Assembler.arguments_delta``)
-                    return []
-                call.streamed.append(chunk)
-                delta = _new(ArgumentsDelta)  # as new_arguments_delta(...), without a Python call
-                _set_ordinal(delta, call.ordinal)
-                _set_id(delta, call.block_id)
-                _set_arguments(delta, chunk)
-                return [delta]
+        return self._scanned(chunk)
+
+    def _scanned(self, chunk: str) -> list[Event] | None:
+        """The events of a chunk without ``<`` as ``_string_chunk`` takes it, or None (the scanner reads it)."""
         events: list[Event] = []
         self.asm.events = events
         return events if self._string_chunk(chunk) else None
