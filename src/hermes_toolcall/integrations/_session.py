@@ -290,10 +290,9 @@ class Session:
             return NO_STEP  # a call's name while calls are sent whole: the chunker sends nothing for it
         if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
             piece = events[0]
-            index = self.chunker.sent_arguments(piece)  # as chunker.feed(events), without its chunk
+            index = self.piece(piece)
             if index is None:
                 return NO_STEP
-            self.calls[index].pieces.append(piece.text)
             return ("", "", ((index, None, None, piece.text),))
         got = self._piecewise(events)
         if got is not None:
@@ -302,6 +301,14 @@ class Session:
         if not chunks and not ended:  # e.g. a call's name read while its body is sent whole
             return NO_STEP
         return _merge(chunks)
+
+    def piece(self, e: ArgumentsDelta) -> int | None:
+        """``after([e])`` for one ``ArgumentsDelta`` (not verbatim): the index of the call whose arguments
+        it extends (the step is that one piece), or None (the step is ``NO_STEP``)."""
+        index = self.chunker.sent_arguments(e)  # as chunker.feed([e]), without its chunk
+        if index is not None:
+            self.calls[index].pieces.append(e.text)
+        return index
 
     def _piecewise(self, events: list[Event]) -> Step | None:
         """``step``'s result for the usual events (text, calls sent whole, a name while calls go whole)
@@ -389,11 +396,10 @@ class Bookkeeping:
     _booked: int = 0  # calls whose entries are final
 
     def _book(self, session: Session, pieces: tuple[Piece, ...], *, final: bool) -> None:
+        if len(pieces) == 1 and pieces[0][1] is None and not final and self._current(session):
+            return  # one more argument piece, no call ended since the last booking: nothing to write (most deltas)
         calls = session.calls
         done = self._booked
-        lone_piece = len(pieces) == 1 and pieces[0][1] is None and not final
-        if lone_piece and (done >= len(calls) or calls[done].valid is None):
-            return  # one more argument piece, no call ended since the last booking: nothing to write (most deltas)
         for index, call_id, name, _ in pieces:
             if call_id is not None:
                 self.prev_tool_call_arr.append({"name": name, "arguments": ""})
@@ -407,6 +413,12 @@ class Bookkeeping:
         if final:  # calls still open at the end of the stream (announced early, never closed)
             for i in range(done, len(calls)):
                 self._write(i, calls[i].arguments)
+
+    def _current(self, session: Session) -> bool:
+        """No call ended since the last booking (so one more argument piece writes nothing)."""
+        done = self._booked
+        calls = session.calls
+        return done >= len(calls) or calls[done].valid is None
 
     def _write(self, index: int, arguments: str) -> None:
         self.streamed_args_for_tool[index] = arguments

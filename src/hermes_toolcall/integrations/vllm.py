@@ -44,7 +44,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 from .._profiles import DIALECTS  # noqa: E402
 from .._prompt_state import generation_prompt_state  # noqa: E402
 from ..errors import StreamStateError  # noqa: E402
-from ..statemachine import Event  # noqa: E402
+from ..statemachine import ArgumentsDelta, Event  # noqa: E402
 from ..tags import IM_START  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
@@ -217,17 +217,27 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         """Streaming: feed ``delta_text`` (engine-based: the serving layer passes only the new text)."""
         feed = self._feed
         if feed is None:
-            session = self._session = Session(self._policy(request))
-            feed = self._feed = session.parser.feed  # Session.step, its first line inlined (per delta)
-            self._verbatim = session.verbatim
+            started = self._session = Session(self._policy(request))
+            feed = self._feed = started.parser.feed  # Session.step, its first line inlined (per delta)
+            self._verbatim = started.verbatim
         try:
             events = feed(delta_text)
         except StreamStateError:  # after finish_streaming(): the stream is over, nothing more is sent
             return None
         if not events and not self._verbatim:  # most deltas: nothing sent (the bookkeeping is unchanged)
             return None
-        assert self._session is not None
-        got = self._session.after(events, delta_text)
+        session = self._session
+        assert session is not None
+        if len(events) == 1 and type(events[0]) is ArgumentsDelta and not self._verbatim:
+            # most deltas with argument deltas: ``_sent(session.after(...))`` for one more piece, in fewer calls
+            piece = events[0]
+            index = session.piece(piece)
+            if index is None:
+                return None
+            if self._current(session):  # as ``_book`` finds: nothing to write
+                return _PIECE(index, piece.text)
+            return self._sent(("", "", ((index, None, None, piece.text),)))
+        got = session.after(events, delta_text)
         if got is NO_STEP:  # nothing sent, no call ended
             return None
         return self._sent(got)

@@ -9,6 +9,7 @@ finish reason); non-streaming is ``Parser.parse()`` after ``set_prompt_token_ids
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -230,3 +231,50 @@ def test_docstring_examples_with_the_real_server() -> None:
     import doctest
 
     assert doctest.testmod(plugin, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+class _GeneralPath(plugin.HermesToolParser):  # type: ignore[misc]
+    """The plugin with every delta through the session's general step (``_sent(session.after(...))``):
+    the oracle for its lone-argument-piece path."""
+
+    def extract_tool_calls_streaming(self, previous_text: str, current_text: str, delta_text: str,
+                                     *args: Any) -> Any:
+        if self._session is None:
+            self._session = plugin.Session(self._policy(args[-1]))
+        try:
+            events = self._session.parser.feed(delta_text)
+        except plugin.StreamStateError:
+            return None
+        got = self._session.after(events, delta_text) if events or self._session.verbatim else plugin.NO_STEP
+        return None if got is plugin.NO_STEP else self._sent(got)
+
+
+def _dump(message: Any) -> Any:
+    """A delta message as its JSON (call ids, random, made equal) and its fields set."""
+    if message is None:
+        return None
+    return re.sub(r'"id":"[^"]+"', '"id":"-"', message.model_dump_json()), message.model_fields_set
+
+
+@pytest.mark.parametrize("item", EDGE, ids=[i.id for i in EDGE])
+def test_regression_lone_argument_piece_path_equals_the_general_step(
+    tokenizer: Any, item: Input, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2026-12-04: extract_tool_calls_streaming handles a lone ArgumentsDelta itself (Session.piece,
+    # Bookkeeping._current, the fused DeltaMessage); every delta message and the bookkeeping after every
+    # delta must be the general path's
+    monkeypatch.setenv("HERMES_TOOLCALL_EAGER", "1")
+    request = _request(item)
+    text = item.text
+    for cut in (1, 3, 4, 7):
+        fast, general = plugin.HermesToolParser(tokenizer, request.tools), _GeneralPath(tokenizer, request.tools)
+        for i in range(0, len(text), cut):
+            piece = text[i : i + cut]
+            got = [p.extract_tool_calls_streaming("", "", piece, [], [], [], request) for p in (fast, general)]
+            assert _dump(got[0]) == _dump(got[1]), f"cut={cut} at {i}"
+            assert fast.prev_tool_call_arr == general.prev_tool_call_arr
+            assert fast.streamed_args_for_tool == general.streamed_args_for_tool
+            assert fast.current_tool_id == general.current_tool_id
+        assert _dump(fast.finish_streaming()) == _dump(general.finish_streaming())
+        assert fast.prev_tool_call_arr == general.prev_tool_call_arr
+        assert fast.streamed_args_for_tool == general.streamed_args_for_tool
