@@ -34,6 +34,7 @@ from hermes_toolcall.testing import (
     completions,
 )
 
+_WS = " \t\n\r"
 _CALL = '<tool_call>\n{"name": "special_function", "arguments": {"arg1": 1}}\n</tool_call>'
 
 
@@ -43,10 +44,13 @@ def assert_openai_matches(text: str, chunks: tuple[str, ...] | list[str], **opti
     assert message.get("reasoning_content") == want["reasoning_content"]
     calls = [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])]
     assert calls == [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in want["tool_calls"]]
-    if not want["tool_calls"]:
-        assert message.get("content") == want["content"]
-    else:  # content whitespace before a later call is the documented gap of the chunker
-        assert (message.get("content") or "").strip() == (want["content"] or "")
+    got_content, want_content = message.get("content"), want["content"]
+    if got_content != want_content:
+        # the one documented gap (as in test_stream_openai.assert_accumulates): leading whitespace before
+        # text that a later call makes strippable; the stream has sent it before the call was known
+        assert want["tool_calls"] and got_content is not None and want_content is not None
+        assert got_content[: len(got_content) - len(got_content.lstrip(_WS))]
+        assert got_content.lstrip(_WS) == want_content
 
 
 # ------------------------------------------------------------------ llama.cpp's cases (regression tests)
@@ -185,8 +189,12 @@ def test_starting_in_reasoning_reads_as_if_the_opener_were_written(text: str, ca
 
 @given(st.data(), st.one_of(completions("qwq"), adversarial_texts()), st.booleans())
 @settings(max_examples=120, deadline=None)
+# regression (hypothesis, dev profile, 2026-12-04): whitespace after `</think>` before text and a call is
+# content in both views (reasoning first: only newlines are trimmed); the test stripped one side only
+@example(data=None, text='<think>\n\n</think> \n0<tool_call>{"name": "a", "arguments": {}}</tool_call>',
+         calls_in_reasoning=False)
 def test_engines_and_openai_chunks_agree_for_any_chunking(data: Any, text: str, calls_in_reasoning: bool) -> None:
-    chunks = data.draw(chunkings(text))
+    chunks = data.draw(chunkings(text)) if data is not None else tuple(text)
     assert_engines_agree(text, dialect="qwq", chunkings=[chunks], calls_in_reasoning=calls_in_reasoning)
     options = {"dialect": "qwq", "calls_in_reasoning": calls_in_reasoning, "eager": False}
     assert_openai_matches(text, chunks, **options)
