@@ -36,6 +36,7 @@ __all__ = [
     "ExactInt",
     "dumps_compact",
     "dumps_fast",
+    "dumps_pretty",
     "dumps_report",
     "dumps_spaced",
     "has_nonfinite",
@@ -163,18 +164,20 @@ def _abs_text(n: int, width: int) -> str:
     return _abs_text(high, max(width - k, 0)) + _abs_text(low, k)
 
 
-def _dump(obj: Any, separators: tuple[str, str] | None, *, finite: bool = False) -> str:
-    """``json.dumps(obj, ensure_ascii=False, separators=…)`` with integers of any length written exactly
-    (and, with ``finite``, non-finite floats as ``±1e999`` / ``null``)."""
+def _dump(
+    obj: Any, separators: tuple[str, str] | None, *, finite: bool = False, indent: int | None = None
+) -> str:
+    """``json.dumps(obj, ensure_ascii=False, separators=…, indent=…)`` with integers of any length written
+    exactly (and, with ``finite``, non-finite floats as ``±1e999`` / ``null``)."""
     try:
-        return json.dumps(obj, ensure_ascii=False, separators=separators, allow_nan=not finite)
+        return json.dumps(obj, ensure_ascii=False, separators=separators, allow_nan=not finite, indent=indent)
     except ValueError as exc:
         if "integer string conversion" not in str(exc) and "float values" not in str(exc):
             raise
     while True:
         nonce = f"\x00hermes-int-{secrets.token_hex(8)}-"
         found: list[str] = []
-        text = json.dumps(_mark(obj, nonce, found, finite), ensure_ascii=False, separators=separators)
+        text = json.dumps(_mark(obj, nonce, found, finite), ensure_ascii=False, separators=separators, indent=indent)
         quoted = [json.dumps(f"{nonce}{i}\x00") for i in range(len(found))]
         if all(text.count(q) == 1 for q in quoted):  # no string of the value looked like a marker
             for q, digits in zip(quoted, found, strict=True):
@@ -310,6 +313,29 @@ def dumps_report(obj: Any, *, spaced: bool = False) -> str:
     if "null" in text and has_nonfinite(obj):  # orjson writes a non-finite float as null
         return _dump(obj, (",", ":"), finite=True)
     return text
+
+
+def dumps_pretty(obj: Any) -> str:
+    """JSON for a reader: two-space indents, raw non-ASCII, exact integers, ``±inf`` as ``±1e999``.
+
+    A value nested too deeply for ``json`` comes back compact (``dumps_report``), or as a note saying so.
+
+    >>> print(dumps_pretty({"city": "Zürich", "days": [1, 2]}))
+    {
+      "city": "Zürich",
+      "days": [
+        1,
+        2
+      ]
+    }
+    """
+    try:
+        return _dump(obj, None, finite=True, indent=2)
+    except (RecursionError, ValueError, TypeError):
+        try:
+            return dumps_report(obj)
+        except (RecursionError, ValueError, TypeError):
+            return "(a value nested too deeply to show)"
 
 
 def dumps_fast(obj: Any) -> str:

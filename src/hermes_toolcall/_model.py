@@ -18,7 +18,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+if TYPE_CHECKING:
+    from .html import Shown
 
 __all__ = [
     "Completion",
@@ -266,6 +269,12 @@ class Text(_Located):
         _set(self, "text", text)
         _one_span(self, span, _start, _end, _pos)
 
+    def _shown(self) -> Shown:
+        """How a view shows it (``hermes_toolcall.html``): the text as written."""
+        from .html import Shown
+
+        return Shown(kind="text", title="text", body=self.text)
+
 
 @_positioned("kind", "text", "span", "opened", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
@@ -302,6 +311,13 @@ class Reasoning(_Located):
         _one_span(self, span, _start, _end, _pos)
         _set(self, "opened", opened)
         _set(self, "closed", closed)
+
+    def _shown(self) -> Shown:
+        """How a view shows it (``hermes_toolcall.html``): folded, under its tag's name."""
+        from .html import Shown
+
+        missing = [w for w, ok in (("no opening tag", self.opened), ("not closed", self.closed)) if not ok]
+        return Shown(kind="reasoning", title=self.kind, body=self.text, detail=", ".join(missing) or None)
 
 
 @_positioned("index", "id", "name", "arguments", "arguments_json", "raw", "span", "closed")
@@ -366,6 +382,14 @@ class ToolCall(_Located):
             "function": {"name": self.name, "arguments": self.arguments_json},
         }
 
+    def _shown(self) -> Shown:
+        """How a view shows it (``hermes_toolcall.html``): the name, the id and the pretty-printed arguments."""
+        from ._jsonio import dumps_pretty
+        from .html import Shown
+
+        return Shown(kind="call", title=self.name, body=dumps_pretty(self.arguments), call_id=self.id, name=self.name,
+                     detail=None if self.closed else "not closed")
+
 
 @_positioned("id", "raw", "span", "code", "message", "name", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
@@ -408,6 +432,13 @@ class InvalidToolCall(_Located):
         _set(self, "name", name)
         _set(self, "closed", closed)
 
+    def _shown(self) -> Shown:
+        """How a view shows it (``hermes_toolcall.html``): the name if read, why it gave no call, the raw block."""
+        from .html import Shown
+
+        return Shown(kind="invalid", title=self.name if self.name is not None else "(no name)", body=self.raw,
+                     call_id=self.id, name=self.name, detail=f"{self.code}: {self.message}")
+
 
 @_positioned("content", "raw", "span", "name", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
@@ -441,6 +472,13 @@ class ToolResponse(_Located):
         _set(self, "name", name)
         _set(self, "closed", closed)
 
+    def _shown(self) -> Shown:
+        """How a view shows it (``hermes_toolcall.html``): the content, bound to its call by the viewer."""
+        from .html import Shown
+
+        return Shown(kind="result", title=self.name or "result", body=self.content, name=self.name,
+                     detail=None if self.closed else "not closed")
+
 
 @_positioned("text", "tools", "span", "closed")
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
@@ -473,6 +511,20 @@ class ToolsBlock(_Located):
         _set(self, "tools", tools)
         _one_span(self, span, _start, _end, _pos)
         _set(self, "closed", closed)
+
+    def _shown(self) -> Shown:
+        """How a view shows it (``hermes_toolcall.html``): the tools' names, their JSON pretty-printed."""
+        from ._jsonio import dumps_pretty
+        from .html import Shown
+
+        names = []
+        for tool in self.tools:
+            fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            name = fn.get("name") if isinstance(fn, dict) else None
+            names.append(name if isinstance(name, str) else "?")
+        body = dumps_pretty(list(self.tools)) if self.tools else self.text
+        return Shown(kind="tools", title=", ".join(names) or "(no tool read)", body=body,
+                     detail=None if self.closed else "not closed")
 
 
 Part = Text | Reasoning | ToolCall | InvalidToolCall | ToolResponse | ToolsBlock
@@ -518,6 +570,24 @@ class Completion:
         """The OpenAI assistant message: role, content, reasoning_content, tool_calls."""
         result: dict[str, Any] = _view().completion_to_openai(self)
         return result
+
+    def __repr__(self) -> str:
+        """A short line: size, parts or turns, diagnostics by code (the fields: ``dataclasses.fields``)."""
+        from .html import short_repr
+
+        return short_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The compact HTML view a notebook shows (``hermes_toolcall.html.notebook_html``)."""
+        from .html import notebook_html
+
+        return notebook_html(self)
+
+    def __rich__(self) -> Any:
+        """A ``rich`` tree for a terminal (``rich.print(value)``)."""
+        from .html import tree
+
+        return tree(self)
 
 
 @_positioned("role", "parts", "span", "header", "end")
@@ -673,6 +743,24 @@ class Transcript:
         from ._request import transcript_to_request
 
         return transcript_to_request(self, dialect=dialect)
+
+    def __repr__(self) -> str:
+        """A short line: size, parts or turns, diagnostics by code (the fields: ``dataclasses.fields``)."""
+        from .html import short_repr
+
+        return short_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The compact HTML view a notebook shows (``hermes_toolcall.html.notebook_html``)."""
+        from .html import notebook_html
+
+        return notebook_html(self)
+
+    def __rich__(self) -> Any:
+        """A ``rich`` tree for a terminal (``rich.print(value)``)."""
+        from .html import tree
+
+        return tree(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,7 +23,8 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 
 
 # subcommand name -> module (in the order shown by --help)
 SUBCOMMANDS: tuple[str, ...] = (
-    "render", "parse", "convert", "stream", "validate", "convert-dataset", "conformance"
+    "render", "parse", "convert", "stream", "validate", "convert-dataset", "conformance",
+    "view",
 )
 
 

@@ -24,7 +24,7 @@ from ..dataio._sources import sniff
 from ..errors import UsageError
 from ..validate import _codes as _codes
 from ..validate._runner import INTERNAL_ERROR, Options, RecordResult
-from . import EXIT_FAILED, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK
+from . import EXIT_FAILED, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, _validate_html
 from ._common import display_name, load_json, read_input
 from ._validate_report import FORMATS, Summary, make_sink
 
@@ -60,8 +60,9 @@ def register(subparsers: Any) -> None:
         default="text",
         choices=FORMATS,
         help="output: text (default), json (one document), jsonl (one line per finding, streamed), github "
-        "(workflow commands), sarif (SARIF 2.1.0 for code scanning)",
+        "(workflow commands), sarif (SARIF 2.1.0 for code scanning), html (one self-contained page, streamed)",
     )
+    _validate_html.add_arguments(p)
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.add_argument(
         "--fail-on",
@@ -162,7 +163,9 @@ def run_validate(args: argparse.Namespace) -> int:
         input_format=args.input_format,
         round_trip=not args.no_round_trip,
         text_column=args.text_column,
+        keep_records=args.format == "html",  # the HTML report shows each record with findings
     )
+    html = _validate_html.settings(args)
     dataset_hooks.columns_of(args)  # a bad combination of column options fails before reading
     from ..validate._api import Selector
 
@@ -175,7 +178,7 @@ def run_validate(args: argparse.Namespace) -> int:
     summary = Summary(files=len(args.paths))
     total = sum(dataset_hooks.input_size(p) for p in args.paths)
     with _output(args.output) as out:
-        sink = make_sink(args.format, out, command=["hermes-toolcall", "validate", *sys.argv[2:]])
+        sink = make_sink(args.format, out, command=["hermes-toolcall", "validate", *sys.argv[2:]], html=html)
         try:
             with dataset_hooks.engine(args), _progress(total, sys.stderr.isatty()) as bar:
                 done = 0

@@ -22,7 +22,7 @@ from ._common import format_finding
 
 __all__ = ["FORMATS", "SARIF_MAX_RESULTS", "Sink", "Summary", "make_sink"]
 
-FORMATS = ("text", "json", "jsonl", "github", "sarif")
+FORMATS = ("text", "json", "jsonl", "github", "sarif", "html")
 SARIF_MAX_RESULTS = 25_000  # GitHub code scanning rejects a run with more results
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _RANK = {"error": 0, "warning": 1, "info": 2}
@@ -292,9 +292,13 @@ class _Sarif(Sink):
         self.out.write(jsonio.dumps_spaced(doc) + "\n")
 
 
-def make_sink(name: str, out: TextIO, *, command: list[str]) -> Sink:
-    """The sink of an output format (one of ``FORMATS``)."""
+def make_sink(name: str, out: TextIO, *, command: list[str], html: dict[str, Any] | None = None) -> Sink:
+    """The sink of an output format (one of ``FORMATS``; ``html``: the HTML sink's settings)."""
     if name == "sarif":
         return _Sarif(out, command=command)
+    if name == "html":
+        from ._validate_html import HtmlSink
+
+        return HtmlSink(out, command=command, **(html or {"dialect": "hermes", "limit": 2_000, "text_column": None}))
     sinks: dict[str, type[Sink]] = {"text": Sink, "json": _Json, "jsonl": _JsonLines, "github": _GitHub}
     return sinks[name](out)

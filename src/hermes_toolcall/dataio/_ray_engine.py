@@ -139,7 +139,7 @@ def _check_block(batch: Any, options: Options) -> Any:
         result = check_record(raw, options)
         numbers.append(result.number)
         ends.append(result.end)
-        found.append(pickle.dumps(result.findings, protocol=pickle.HIGHEST_PROTOCOL))
+        found.append(pickle.dumps((result.findings, result.raw), protocol=pickle.HIGHEST_PROTOCOL))
     return pa.table(
         {"number": pa.array(numbers, pa.int64()), "end": pa.array(ends, pa.int64()), "findings": pa.array(found)}
     )
@@ -185,7 +185,8 @@ def run_ray(
             numbers = batch.column("number").to_pylist()
             ends = batch.column("end").to_pylist()
             for number, end, blob in zip(numbers, ends, batch.column("findings").to_pylist(), strict=True):
-                pending[number] = RecordResult(number=number, end=end, findings=pickle.loads(blob))
+                findings, raw = pickle.loads(blob)  # raw: the record, kept for an HTML report (keep_records)
+                pending[number] = RecordResult(number=number, end=end, findings=findings, raw=raw)
             while expected in pending:
                 yield pending.pop(expected)
                 expected += 1

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _jsonio as jsonio
@@ -76,6 +77,39 @@ class ValidationReport:
 
     diagnostics: tuple[Diagnostic, ...]
     locations: tuple[Where, ...]
+    subject: Any = field(default=None, compare=False, repr=False)
+    """What ``validate`` checked (a ``Completion``, a ``Transcript`` or the messages), for the views; None
+    for a record checked by ``validate_record`` or the dataset runner."""
+
+    def __repr__(self) -> str:
+        """A short line: how many findings, by severity and code."""
+        if not self.diagnostics:
+            return "<ValidationReport: no findings>"
+        counts: dict[str, dict[str, int]] = {}
+        for d in self.diagnostics:
+            by_code = counts.setdefault(d.severity, {})
+            by_code[d.code] = by_code.get(d.code, 0) + 1
+        groups = []
+        for severity in ("error", "warning", "info"):
+            if severity in counts:
+                n = sum(counts[severity].values())
+                codes = ", ".join(f"{c} ×{k}" if k > 1 else c for c, k in sorted(counts[severity].items()))
+                groups.append(f"{n} {severity}{'s' if n > 1 and severity != 'info' else ''} ({codes})")
+        return f"<ValidationReport {len(self.diagnostics)} finding{'s' if len(self) > 1 else ''}: {', '.join(groups)}>"
+
+    def _repr_html_(self) -> str:
+        """The compact HTML view a notebook shows: what was checked, each finding highlighted where it points."""
+        from .._diagnostics import CATALOGUE
+        from ..html import validation_html
+
+        names = {code: entry.name for code, entry in CATALOGUE.items()}
+        return validation_html(self.diagnostics, self.locations, self.subject, names)
+
+    def __rich__(self) -> Any:
+        """A ``rich`` table of the findings for a terminal (``rich.print(report)``)."""
+        from ..html import findings_table
+
+        return findings_table(self.diagnostics, title=repr(self))
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -416,12 +450,14 @@ def validate(
     ('HT402',)
     """
     selector = Selector(select, ignore)
+    subject: Any = target
     if isinstance(target, Completion):
         conv = from_completion(target)
     elif isinstance(target, Transcript):
         conv = from_transcript(target)
     elif isinstance(target, Sequence) and not isinstance(target, (str, bytes)):
         items = [_as_dict(m) if isinstance(m, Message) else m for m in target]
+        subject = tuple(items)
         conv = from_openai(items, dialect=get_profile(dialect).name)
     else:
         raise UsageError(f"cannot validate a {type(target).__name__}: pass a Completion, a Transcript or messages")
@@ -435,4 +471,4 @@ def validate(
         report = _failed(exc)  # never hidden by select/ignore
     if strict and report.errors:
         raise ValidationError(f"{len(report.errors)} validation error(s)", report.errors)
-    return report
+    return dataclasses.replace(report, subject=subject)

@@ -45,6 +45,8 @@ class Options:
     text_column: str | None = None
     """Records (JSONL lines, Parquet or ``datasets`` rows) hold a whole ChatML transcript as text in this
     field: the text is checked as a transcript (a ChatML file's checks), findings say where in it."""
+    keep_records: bool = False
+    """A result with findings carries its record (``RecordResult.raw``), for a report that shows it (HTML)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,6 +82,7 @@ class Located:
     snippet: str
     caret: int
     text: TextPosition | None = None  # set for a record checked through Options.text_column
+    where: Where | None = None  # where the check pointed in the record (None: at the record's raw text)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +98,7 @@ class RecordResult:
     end: int
     findings: tuple[Located, ...]
     digest: str = ""
+    raw: RawRecord | None = None  # the record itself, when it has findings and ``Options.keep_records`` is set
 
 
 def _json_position(text: str, where: Where) -> tuple[int, int]:
@@ -124,7 +128,7 @@ def _place(raw: RawRecord, report: ValidationReport) -> tuple[Located, ...]:
             column = d.span.column
             source_line = lines[d.span.line - 1].rstrip("\r") if d.span.line <= len(lines) else ""
             width = max(1, d.span.end - d.span.start)
-        out.append(_located(d, raw.number, line, column, width, source_line))
+        out.append(_located(d, raw.number, line, column, width, source_line, where=where))
     return tuple(out)
 
 
@@ -151,7 +155,7 @@ def _place_text(
     found = locate(raw.text, (field,))
     start = found[0] if found is not None and raw.text[found[0] : found[0] + 1] == '"' else -1
     out = []
-    for d in report.diagnostics:
+    for d, where in zip(report.diagnostics, report.locations, strict=True):
         first, last = d.span.start, d.span.end
         if dropped:  # a start after a dropped \r counts it; an end at its \n stays before it
             first += bisect.bisect_right(dropped, first)
@@ -161,7 +165,7 @@ def _place_text(
         else:
             a = b = 0
         position = TextPosition(field=field, line=d.span.line, column=d.span.column, offset=first)
-        out.append(_located(d, raw.number, raw.line, a + 1, max(1, b - a), raw.text, text=position))
+        out.append(_located(d, raw.number, raw.line, a + 1, max(1, b - a), raw.text, text=position, where=where))
     return tuple(out)
 
 
@@ -174,6 +178,7 @@ def _located(
     source_line: str,
     *,
     text: TextPosition | None = None,
+    where: Where | None = None,
 ) -> Located:
     """A finding of record ``record`` at ``line:column``, with the excerpt of ``source_line`` around it."""
     snippet, caret, width = window(source_line, column, width)
@@ -189,6 +194,7 @@ def _located(
         snippet=snippet,
         caret=caret,
         text=text,
+        where=where,
     )
 
 
@@ -328,9 +334,12 @@ def check_record(raw: RawRecord, options: Options) -> RecordResult:
     """
     selector = _selector(options.select, options.ignore)
     try:
-        return _check(raw, options, selector)
+        result = _check(raw, options, selector)
     except Exception as exc:  # any failure of the checker (RecursionError, ValueError, …) is a finding
-        return internal_error(raw, exc)
+        result = internal_error(raw, exc)
+    if options.keep_records and result.findings:
+        return dataclasses.replace(result, raw=raw)
+    return result
 
 
 def _batch(records: Sequence[RawRecord], options: Options) -> list[RecordResult]:
