@@ -10,11 +10,18 @@ On the deterministic dataset of ``bench/validate.py``, measured in the same proc
 * per record: ``validate_record``, the check that makes any Mapping a record (run on every record),
   and the copy to plain data (run only on records that hold non-dict Mappings, e.g. ``datasets`` rows);
 * peak memory of the reader (tracemalloc) while it streams the file, against the file size.
+
+``--report-memory MB`` instead measures what an output format costs in memory: ``hermes-toolcall validate``
+on a generated JSONL of about MB megabytes, ``--format jsonl`` and ``--format html`` alternated in fresh
+processes (two trials each), the peak resident memory of each (``ru_maxrss``) and its ratio; also net of
+a run on a one-record file (the interpreter and its imports).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,10 +48,48 @@ def _best(fn: Callable[[], Any], repeat: int) -> float:
     return min(times)
 
 
+def _peak_rss(argv: list[str]) -> float:
+    """Peak resident memory (MB) of one run of the command line in a fresh process."""
+    proc = subprocess.Popen([sys.executable, "-m", "hermes_toolcall", *argv], stdout=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_maxrss / 1024  # KiB on Linux
+
+
+def report_memory(megabytes: float) -> None:
+    """Peak memory of ``validate --format html`` against ``--format jsonl`` on the same file."""
+    folder = Path(tempfile.mkdtemp())
+    path, tiny = folder / "d.jsonl", folder / "one.jsonl"
+    make_dataset(tiny, 1)
+    make_dataset(path, 100)
+    per_record = path.stat().st_size / 100
+    make_dataset(path, int(megabytes * 1e6 / per_record))
+    size = path.stat().st_size
+    lines = sum(1 for _ in open(path, "rb"))
+    base = {fmt: _peak_rss(["validate", str(tiny), "--format", fmt, "-o", str(folder / f"t.{fmt}")])
+            for fmt in ("jsonl", "html")}
+    peaks: dict[str, list[float]] = {"jsonl": [], "html": []}
+    for _ in range(2):
+        for fmt in ("jsonl", "html"):
+            peaks[fmt].append(_peak_rss(["validate", str(path), "--format", fmt, "-o", str(folder / f"out.{fmt}")]))
+    found = sum(1 for line in open(folder / "out.jsonl", encoding="utf-8") if '"finding"' in line)
+    page = (folder / "out.html").stat().st_size
+    j, h = min(peaks["jsonl"]), min(peaks["html"])
+    print(f"{lines} records, {size / 1e6:.1f} MB, {found} findings; HTML page {page / 1e6:.2f} MB")
+    print("| format | peak RSS, MB (best of 2) | net of a one-record run, MB |")
+    print("|---|---|---|")
+    print(f"| jsonl | {j:.1f} | {j - base['jsonl']:.1f} |")
+    print(f"| html | {h:.1f} | {h - base['html']:.1f} |")
+    print(f"html / jsonl: {h / j:.2f}x peak RSS ({(h - base['html']) / max(j - base['jsonl'], 0.1):.2f}x net)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--records", type=int, default=8000)
+    ap.add_argument("--report-memory", type=float, metavar="MB", help="compare the output formats' memory instead")
     args = ap.parse_args()
+    if args.report_memory:
+        report_memory(args.report_memory)
+        return
     path = Path(tempfile.mkdtemp()) / "d.jsonl"
     make_dataset(path, args.records)
     size = path.stat().st_size

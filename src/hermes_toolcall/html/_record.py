@@ -245,7 +245,7 @@ def raw_body(raw: str, findings: Sequence[Finding], *, prefix: str, budget: int 
     """A record shown as its raw text (one that could not be read: not JSON, not UTF-8), findings at their
     offsets into it.
 
-    >>> raw_body('{"a": ', [Finding(code="HT601", severity="error", message="m", start=6, end=6)], prefix="r")[-80:]
+    >>> raw_body('{"a": ', [Finding(code="HT601", severity="error", message="m", start=6, end=6)], prefix="r")[-60:]
     'data-f="rf0" title="HT601 error : m"></mark></div></section>'
     """
     marks = [
