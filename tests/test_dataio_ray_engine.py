@@ -53,7 +53,7 @@ def test_ray_output_is_byte_identical_to_jobs_1(
     cluster: str, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
     path = str(inputs[name])
-    for fmt in ("json",) if name != "mixed.jsonl" else ("json", "text"):
+    for fmt in ("json",) if name != "mixed.jsonl" else ("json", "text", "html"):  # html: the records travel too
         one = _run(capsys, path, "--format", fmt, "--jobs", "1")
         assert one[0] == 1 and one[1].count("HT") > 100
         assert _run(capsys, path, "--format", fmt, "--engine", "ray") == one

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import io
+import itertools
 import pickle
 from html.parser import HTMLParser
 from typing import Any
@@ -116,7 +117,7 @@ def marked_cases(draw: Any) -> tuple[str, list[Region], list[Mark]]:
     cuts = sorted(set(draw(st.lists(st.integers(0, n), max_size=6))) | {0, n})
     regions = [
         Region(start=a, end=b, kind="text", label=f"[{a}, {b})", ident=f"p{k}")
-        for k, (a, b) in enumerate(zip(cuts, cuts[1:], strict=False))
+        for k, (a, b) in enumerate(itertools.pairwise(cuts))
         if draw(st.booleans())
     ]
     marks = []
@@ -173,10 +174,10 @@ def test_results_bind_to_calls_as_the_openai_view_binds_them(text_: str) -> None
 @settings(max_examples=100)
 @given(text_=st.one_of(rendered_transcripts(), adversarial_texts(), completions(), nasty_text))
 def test_the_displays_leave_equality_pickling_and_fields_alone(text_: str) -> None:
-    for value in (ht.parse_transcript(text_, ids=ht.sequential_ids()), ht.parse_completion(text_, ids=ht.sequential_ids())):
-        again = type(value) is ht.Transcript and ht.parse_transcript(text_, ids=ht.sequential_ids()) or (
-            ht.parse_completion(text_, ids=ht.sequential_ids())
-        )
+    ids = ht.sequential_ids
+    pairs = [(ht.parse_transcript(text_, ids=ids()), ht.parse_transcript(text_, ids=ids())),
+             (ht.parse_completion(text_, ids=ids()), ht.parse_completion(text_, ids=ids()))]
+    for value, again in pairs:
         assert value == again
         assert pickle.loads(pickle.dumps(value)) == value and copy.deepcopy(value) == value
         assert [f.name for f in dataclasses.fields(value)][-2:] in (["source", "stopped_at"], ["end", "stopped_at"])
@@ -192,7 +193,8 @@ def test_the_displays_leave_equality_pickling_and_fields_alone(text_: str) -> No
 def test_repr_of_parts_turns_and_diagnostics_is_unchanged() -> None:
     """Only Completion, Transcript and ValidationReport got a short repr; the values inside keep theirs
     (tests and doctests show them)."""
-    c = ht.parse_completion('x<tool_call>{"name": "f", "arguments": {}}</tool_call><tool_call>{', ids=ht.sequential_ids())
+    c = ht.parse_completion('x<tool_call>{"name": "f", "arguments": {}}</tool_call><tool_call>{',
+                            ids=ht.sequential_ids())
     assert repr(c.parts[0]) == "Text(text='x', span=Span(start=0, end=1, line=1, column=1))"
     assert repr(c.diagnostics[0]).startswith("Diagnostic(code='HT102', severity='error', ")
     assert repr(c) == "<Completion 66 chars: text, call f, invalid call (HT102) · 1 diagnostic: HT102 error>"
@@ -310,3 +312,13 @@ def test_a_control_character_in_the_title_or_a_file_name_stays_one_character() -
     w.record(file="f\x1b.jsonl", number=1, line=1, record_id=None, body="", findings=[f])
     w.finish(records=1, note=None, status=1)
     assert '<option value="f\u241b.jsonl">f\u241b.jsonl (1)</option>' in out.getvalue()
+
+
+def test_the_style_and_script_hold_no_control_character() -> None:
+    """Regression (seen in a screenshot): ``content:"\\23CE"`` in a plain Python string was an octal escape,
+    so the ⏎ drawn after a highlighted newline came out as U+0013 and "CE"."""
+    from hermes_toolcall.html._page import CSS, SCRIPT
+
+    for source in (CSS, SCRIPT):
+        assert not [c for c in source if ord(c) < 0x20 and c != "\n"]
+    assert 'content:"\\23CE"' in CSS

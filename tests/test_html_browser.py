@@ -289,7 +289,7 @@ def test_the_report_page_shows_every_finding_and_its_filters_work(browser: Any, 
 
 
 def test_a_capped_report_says_how_many_findings_it_left_out(browser: Any, tmp_path: Path) -> None:
-    jsonl, chatml = _records(tmp_path)
+    _, chatml = _records(tmp_path)
     page = tmp_path / "capped.html"
     argv = [str(REPO / "examples" / "dataset.jsonl"), str(chatml)]
     assert main(["validate", *argv, "--format", "html", "--html-max-findings", "7", "-o", str(page)]) == 1

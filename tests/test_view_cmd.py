@@ -133,3 +133,13 @@ def test_the_html_report_streams_its_memory_stays_near_the_jsonl_reports(tmp_pat
     found = (tmp_path / "o.jsonl").read_text(encoding="utf-8").count('"type":"finding"')
     assert found == 100 and page.count('<li class="finding') == 60 and f'data-left-out="{found - 60}"' in page
     assert html <= 1.5 * jsonl, (html, jsonl)
+
+
+def test_the_html_report_is_the_same_with_worker_processes(capsys: pytest.CaptureFixture[str]) -> None:
+    """The records shown travel back from the workers (``RecordResult.raw``): the same page, byte for byte."""
+    example = str(REPO / "examples" / "dataset.jsonl")
+    pages = []
+    for jobs in ("1", "2"):
+        assert main(["validate", example, "--format", "html", "--jobs", jobs]) == 1
+        pages.append(capsys.readouterr().out)
+    assert pages[0] == pages[1] and pages[0].count('<section class="record"') == 30

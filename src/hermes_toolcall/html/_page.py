@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from ._escape import attr, text
+from ._escape import attr
 
 __all__ = ["CSP", "CSS", "SCRIPT", "fragment", "page_end", "page_start"]
 
@@ -52,7 +52,7 @@ border-left:2px solid #cf222e}
 .htc mark.off{background:none;border-bottom:0}
 .htc mark.zw.off{border-left:0}
 .htc mark.lit,.htc .pt.lit,.htc .part.lit{outline:2px solid #0969da}
-.htc mark.nl::before{content:"\23CE";color:#cf222e}
+.htc mark.nl::before{content:"\\23CE";color:#cf222e}
 .htc .pt:hover{outline:1px dashed #57606a}
 .htc .k-tag{color:#8c959f}
 .htc .k-call{background:#dafbe1}

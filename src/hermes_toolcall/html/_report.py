@@ -33,7 +33,7 @@ def _bar(count: int, most: int, severity: str) -> str:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+    return f"{n:,} {word}" + ("" if n == 1 or word == "info" else "s")
 
 
 class ReportWriter:
