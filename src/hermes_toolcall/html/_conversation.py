@@ -357,6 +357,11 @@ def view_body(
 
     Returns:
         The HTML (no page around it; see ``hermes_toolcall.html.view_page``).
+
+    >>> from hermes_toolcall import parse_completion
+    >>> html = view_body(parse_completion('<tool_call>{"name": "f", "arguments": {}}</tool_call>'), [])
+    >>> html.count('class="part call"'), html.count('class="pt k-call"')
+    (1, 1)
     """
     layout = _layout(value, findings, prefix)
     limit = 2_000 if compact else None
@@ -406,6 +411,12 @@ def record_body(
         budget: a turn's text longer than this keeps windows around its findings.
         context_turns: in a conversation of more than 12 turns, turns farther than this from a turn
             with a finding are left out.
+
+    >>> from hermes_toolcall import parse_transcript
+    >>> t = parse_transcript("<|im_start|>user\\nhi<|im_end|>\\n")
+    >>> '<mark class="hl error" data-f="r1f0"' in record_body(t, [Finding(code="HT000", severity="error",
+    ...     message="m", start=17, end=19)], prefix="r1")
+    True
     """
     layout = _layout(value, findings, prefix)
     marks = _marks(findings, prefix)

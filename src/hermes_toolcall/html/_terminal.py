@@ -78,7 +78,12 @@ def short_repr(value: TranscriptLike | CompletionLike) -> str:
 
 def tree(value: TranscriptLike | CompletionLike) -> Any:
     """A ``rich`` tree of a parse: turns by role, each part on a line (calls with their arguments), then the
-    diagnostics with their place (what ``rich.print(value)`` shows)."""
+    diagnostics with their place (what ``rich.print(value)`` shows).
+
+    >>> from hermes_toolcall import parse_transcript
+    >>> [str(node.label) for node in tree(parse_transcript("<|im_start|>user\\nhi<|im_end|>\\n")).children]
+    ['user']
+    """
     from rich.text import Text
     from rich.tree import Tree
 
@@ -128,7 +133,12 @@ def tree(value: TranscriptLike | CompletionLike) -> Any:
 
 
 def findings_table(diagnostics: Sequence[DiagnosticLike], *, title: str) -> Any:
-    """A ``rich`` table of findings: place, code, severity, message (sanitized)."""
+    """A ``rich`` table of findings: place, code, severity, message (sanitized).
+
+    >>> from hermes_toolcall import parse_completion
+    >>> findings_table(parse_completion("<tool_call>{").diagnostics, title="t").row_count
+    1
+    """
     from rich.table import Table
     from rich.text import Text
 
