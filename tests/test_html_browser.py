@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import hermes_toolcall as ht
@@ -355,6 +355,8 @@ def hostile_transcripts(draw: Any) -> str:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=hostile_transcripts())
+@example(text="<|im_start|>system\n<|im_end|>\n\xa0")  # a no-break space is not collapsed in a title
+@example(text="<|im_start|>user\n<|im_end|>\n\x1f")  # a stand-in's <span> showed in the RCDATA title
 def test_no_byte_of_a_hostile_transcript_becomes_markup_or_script(browser: Any, text: str) -> None:
     folder = Path(tempfile.mkdtemp(prefix="hermes-toolcall-xss-"))
     try:
@@ -363,7 +365,8 @@ def test_no_byte_of_a_hostile_transcript_becomes_markup_or_script(browser: Any, 
         view.write_text(view_page(t, title=text), encoding="utf-8")  # a lone surrogate would fail here
         load(browser, view)
         assert js(browser, "return document.querySelector('.raw .src').textContent") == shown(text)
-        assert js(browser, "return document.title") == " ".join(shown(text).split())
+        title = re.sub(r"[\t\n\f\r ]+", " ", shown(text)).strip("\t\n\f\r ")  # a browser collapses ASCII spaces
+        assert js(browser, "return document.title") == title
         assert_inert(browser, view.read_text(encoding="utf-8"), trusted_input=False)
         record = {"id": text, "messages": [{"role": text, "content": text}], "tools": [{"name": text}]}
         found = [Finding(code="HT501", severity="error", message=text, hint=text, where=text,
