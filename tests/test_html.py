@@ -322,3 +322,11 @@ def test_the_style_and_script_hold_no_control_character() -> None:
     for source in (CSS, SCRIPT):
         assert not [c for c in source if ord(c) < 0x20 and c != "\n"]
     assert 'content:"\\23CE"' in CSS
+
+
+def test_rich_shows_a_reports_findings_where_they_point() -> None:
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=120).print(ht.validate([{"role": "tool", "content": "<b>", "tool_call_id": "x"}]))
+    assert "messages[0].content" in out.getvalue() and "HT402" in out.getvalue()

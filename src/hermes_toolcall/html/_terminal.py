@@ -132,8 +132,10 @@ def tree(value: TranscriptLike | CompletionLike) -> Any:
     return root
 
 
-def findings_table(diagnostics: Sequence[DiagnosticLike], *, title: str) -> Any:
-    """A ``rich`` table of findings: place, code, severity, message (sanitized).
+def findings_table(
+    diagnostics: Sequence[DiagnosticLike], *, title: str, places: Sequence[str | None] | None = None
+) -> Any:
+    """A ``rich`` table of findings: place (``places[i]``, else the line:column), code, severity, message.
 
     >>> from hermes_toolcall import parse_completion
     >>> findings_table(parse_completion("<tool_call>{").diagnostics, title="t").row_count
@@ -145,9 +147,10 @@ def findings_table(diagnostics: Sequence[DiagnosticLike], *, title: str) -> Any:
     table = Table(title=Text(sanitize(title)), title_justify="left")
     for name in ("where", "code", "severity", "message"):
         table.add_column(name)
-    for d in diagnostics:
+    for k, d in enumerate(diagnostics):
+        place = places[k] if places is not None and k < len(places) else None
         table.add_row(
-            Text(f"{d.span.line}:{d.span.column}"),
+            Text(sanitize(place) if place is not None else f"{d.span.line}:{d.span.column}"),
             Text(d.code),
             Text(d.severity, style=_STYLE.get(d.severity, "")),
             Text(_clip(d.message, 160)),

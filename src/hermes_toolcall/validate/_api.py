@@ -107,9 +107,10 @@ class ValidationReport:
 
     def __rich__(self) -> Any:
         """A ``rich`` table of the findings for a terminal (``rich.print(report)``)."""
-        from ..html import findings_table
+        from ..html import findings_table, json_path
 
-        return findings_table(self.diagnostics, title=repr(self))
+        places = [None if w.path is None else json_path(("messages", *w.path)) for w in self.locations]
+        return findings_table(self.diagnostics, title=repr(self), places=places)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
