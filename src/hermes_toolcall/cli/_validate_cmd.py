@@ -1,7 +1,8 @@
 """``hermes-toolcall validate``: check datasets (JSONL of OpenAI or ShareGPT records, ChatML text files).
 
 Prints compiler-style findings (file:line:column, the record number, a caret under the source) and a
-summary table by code; ``--format json|jsonl|github|sarif`` for machines (see ``validate_report``).
+summary table by code; ``--format json|jsonl|github|sarif`` for machines (see ``validate_report``), ``--format
+html`` for people (one page, see ``_validate_html``).
 
 Exit status: 0 passed; 1 findings at or above ``--fail-on``; 2 usage or input error; 3 the validator
 itself failed (an HT604 finding) or its output could not be written; 130 interrupted (Ctrl-C; the

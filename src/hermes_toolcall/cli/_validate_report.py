@@ -1,4 +1,5 @@
-"""The output formats of ``hermes-toolcall validate``: text, JSON, JSON lines, GitHub workflow commands, SARIF.
+"""The output formats of ``hermes-toolcall validate``: text, JSON, JSON lines, GitHub workflow commands, SARIF,
+and HTML (its sink is in ``_validate_html``).
 
 Each format is a sink: ``finding(path, record, f)`` as findings arrive, then ``finish(summary)``.
 Text, JSON lines and GitHub write as they go (memory stays flat); JSON and SARIF write one document at
