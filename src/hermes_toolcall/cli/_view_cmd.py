@@ -18,6 +18,7 @@ from .._detect import detect_dialect
 from .._diagnostics import CATALOGUE
 from ..errors import ParseError, UsageError
 from ..html import findings_of, view_page
+from ..tags import IM_START
 from ..validate import validate
 from . import EXIT_FINDINGS, EXIT_OK
 from ._common import add_parse_options, display_name, print_diagnostics, read_input
@@ -56,7 +57,7 @@ def register(subparsers: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     text = read_input(args.file)
     name = display_name(args.file)
-    completion = args.completion or (not args.transcript and "<|im_start|>" not in text)
+    completion = args.completion or (not args.transcript and IM_START not in text)
     if args.dialect == "auto":
         args.dialect = detect_dialect(text).dialect
     try:
