@@ -42,8 +42,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from hermes_toolcall import _jsonio as jsonio
+from hermes_toolcall._openai_chunks import OpenAIChunker
 from hermes_toolcall.statemachine import StreamParser
-from hermes_toolcall.statemachine._openai_chunks import OpenAIChunker
 
 DELTA = 4
 SIZES = (1_000, 10_000, 100_000)

@@ -101,8 +101,8 @@ def stream_chunks(
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Feed ``chunks`` to a ``StreamParser`` (sequential ids) and an ``OpenAIChunker``: ``(result, chunks)``."""
     from hermes_toolcall._ids import sequential_ids
+    from hermes_toolcall._openai_chunks import OpenAIChunker
     from hermes_toolcall.statemachine import StreamParser
-    from hermes_toolcall.statemachine._openai_chunks import OpenAIChunker
 
     parser = StreamParser(ids=sequential_ids(), **options)
     chunker = OpenAIChunker(eager=eager)

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from hermes_toolcall import _jsonio as jsonio
 from hermes_toolcall._model import Completion, Transcript
+from hermes_toolcall._openai_chunks import OpenAIChunker
 from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.conformance._engines import grammar_parse
 from hermes_toolcall.errors import HermesError
 from hermes_toolcall.statemachine import StreamParser
-from hermes_toolcall.statemachine._openai_chunks import OpenAIChunker
 from hermes_toolcall.testing import (
     accumulate_chunks,
     adversarial_texts,

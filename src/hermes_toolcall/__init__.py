@@ -26,6 +26,7 @@ from ._model import (
     public_fields,
 )
 from ._openai import messages_from_openai, messages_to_openai
+from ._openai_chunks import OpenAIChunker
 from ._options import ParseOptions
 from ._parse import parse_completion, parse_completion_with, parse_transcript, parse_transcript_with
 from ._profiles import DIALECTS, DialectProfile, get_profile
@@ -74,7 +75,6 @@ from .statemachine import (
     TurnEnd,
     TurnStart,
 )
-from .statemachine._openai_chunks import OpenAIChunker
 from .validate import Selector, ValidationReport, validate, validate_record
 
 __version__ = "0.1.0"

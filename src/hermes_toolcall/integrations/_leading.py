@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._model import ReasoningKind
+from .._openai_chunks import OpenAIChunker
 from ..statemachine import StreamParser
 from ..statemachine._events import Event, ReasoningEnd, ReasoningStart, TextDelta, ToolCallEnd, ToolCallStart
-from ..statemachine._openai_chunks import OpenAIChunker
 from ..statemachine._table import State
 from ..tags import IM_START
 from ._session import Policy, stream_parser

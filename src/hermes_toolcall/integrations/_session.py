@@ -21,6 +21,7 @@ from typing import Any
 
 from .._ids import IdFactory, openai_ids
 from .._model import ReasoningKind
+from .._openai_chunks import OpenAIChunker
 from .._options import Undeclared
 from ..statemachine import StreamParser
 from ..statemachine._events import (
@@ -34,7 +35,6 @@ from ..statemachine._events import (
     ToolCallStart,
     new_text_delta,
 )
-from ..statemachine._openai_chunks import OpenAIChunker
 
 __all__ = [
     "NO_STEP",

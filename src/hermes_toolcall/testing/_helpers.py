@@ -150,7 +150,7 @@ def check_argument_deltas(events: Iterable[Any], result: Result) -> None:
 
     A call recovered by a lenient rule (an ``HT2xx`` diagnostic inside its block) is not checked: its
     ``arguments_json`` is re-serialised, and deltas already sent cannot be taken back
-    (``statemachine/_openai_chunks.py`` documents this limit).
+    (``_openai_chunks.py`` documents this limit).
 
     Raises:
         AssertionError: a call whose delta stream does not add up to its arguments.

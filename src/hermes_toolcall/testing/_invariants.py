@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._model import Completion, InvalidToolCall, ToolCall, Transcript
+from .._openai_chunks import OpenAIChunker
 from ..errors import StreamError
 from ..statemachine._events import ToolCallEnd, ToolCallStart
-from ..statemachine._openai_chunks import OpenAIChunker
 from ..statemachine._parser import StreamParser
 from ._openai_stream import accumulate_chunks
 

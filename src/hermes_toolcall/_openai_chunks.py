@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._argcheck import check_bool, check_int, check_type
-from ..errors import HermesError, UsageError, internal_error
-from ._events import (
+from ._argcheck import check_bool, check_int, check_type
+from .errors import HermesError, UsageError, internal_error
+from .statemachine import (
     ArgumentsDelta,
     DiagnosticEvent,
     Event,
