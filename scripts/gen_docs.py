@@ -16,6 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 
+# the line ends of a role header, named (a table cell cannot show them)
+_LINE_END_NAMES = {"\n": "LF", "\r\n": "CRLF", "\r": "lone CR"}
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -236,7 +239,8 @@ def statemachine_md() -> str:
     ]
     for row in MOVES:
         markers = ", ".join(
-            f"`{_MARKER_NAMES[m]}`".replace("`\n`", "newline") if m in _MARKER_NAMES else m for m in row.markers
+            _LINE_END_NAMES.get(_MARKER_NAMES[m], f"`{_MARKER_NAMES[m]}`") if m in _MARKER_NAMES else m
+            for m in row.markers
         )
         trigger = f"`{row.trigger.value}`" if row.trigger is not None else "—"
         if row.action is Action.END_HEADER:

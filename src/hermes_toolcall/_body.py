@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 _WS = " \t\n\r"
+_LINE_ENDS = re.compile(r"\r\n?|\n")  # a line end: CRLF, LF or a lone CR
 _ARG_KEYS = ("arguments", "parameters", "args")
 _S = r"[ \t\n\r]*"
 _FAST_HEAD = re.compile(
@@ -364,7 +365,7 @@ def _fast_path(text: str) -> DecodedCall | None:
     name, start = head
     candidate = text[start : len(text) - 1].strip(_WS)
     try:
-        arguments = jsonio.loads(candidate)
+        arguments = jsonio.loads(candidate, 1)  # inside the call object
     except DecodeError:
         return None
     if type(arguments) is not dict or not name:
@@ -436,14 +437,20 @@ def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBo
 
 
 def response_content(inner: str) -> str:
-    """The content of a ``<tool_response>`` body: less one leading newline, then one trailing newline.
+    """The content of a ``<tool_response>`` body: less one leading line end, then one trailing line end.
 
-    >>> response_content("\\n42\\n"), response_content("\\n\\n")
-    ('42', '')
+    A line end is ``\\r\\n``, ``\\n`` or a lone ``\\r`` (a ChatML file edited on Windows reads as the LF one).
+
+    >>> response_content("\\n42\\n"), response_content("\\n\\n"), response_content("\\r\\n42\\r\\n")
+    ('42', '', '42')
     """
-    if inner.startswith("\n"):
+    if inner.startswith("\r\n"):
+        inner = inner[2:]
+    elif inner.startswith(("\n", "\r")):
         inner = inner[1:]
-    if inner.endswith("\n"):
+    if inner.endswith("\r\n"):
+        inner = inner[:-2]
+    elif inner.endswith(("\n", "\r")):
         inner = inner[:-1]
     return inner
 
@@ -521,7 +528,7 @@ def decode_tools_block(inner: str) -> tuple[dict[str, Any], ...]:
     found = _objects(jsonio.loads_or_none(text))
     if found is not None:
         return found
-    lines = [line.strip(_WS) for line in text.split("\n") if line.strip(_WS)]
+    lines = [line.strip(_WS) for line in _LINE_ENDS.split(text) if line.strip(_WS)]
     per_line = [jsonio.loads_or_none(line) if line.startswith("{") else None for line in lines]
     dicts = [v for v in per_line if isinstance(v, dict)]
     if len(dicts) == len(per_line):

@@ -77,9 +77,8 @@ _ENTRIES: tuple[Entry, ...] = (
         _ENVELOPE,
         "The role is not system, user, assistant, tool or developer; its body is kept as plain text.",
         "<|im_start|>robot\\nbeep<|im_end|>",
-        "Use one of the ChatML roles the dialect knows. A role that ends in `\\r` (`'user\\r'`) means the file "
-        "has CRLF line ends, which ChatML headers do not allow: convert it to LF (`validate` reads ChatML files "
-        "with CRLF line ends as LF).",
+        "Use one of the ChatML roles the dialect knows (a header ends at its first line end: `\\r\\n`, `\\n` "
+        "or a lone `\\r`, so CRLF files read as LF ones).",
     ),
     _e(
         "HT005",

@@ -11,6 +11,12 @@ this module never changes): an integer longer than the limit is decoded piecewis
 `ExactInt` (an ``int`` that keeps its decimal text), and the encoders write every integer's exact
 digits. Converting such an integer costs about 1 s per million digits (superlinear).
 
+**Nesting** is limited to `MAX_NESTING` (512) levels of arrays and objects, the library's own limit,
+whatever the interpreter's recursion limit: every decoder here rejects deeper text with a
+`DecodeError` at the first opener past the limit, before any recursive decoder sees it. (Python's
+``json`` recurses in C as deep as the text goes once ``sys.setrecursionlimit`` allows it, which a
+100,000-deep text turns into a segmentation fault; at the default limit it is a ``RecursionError``.)
+
 **Numbers beyond the float range** (``1e400``, a 400-digit decimal) are valid JSON and decode to
 ``±inf``. The rendering encoders write them as Python's ``json.dumps`` does (``Infinity``, as the
 official templates' ``tojson``); ``dumps_report``, the CLI's reports, writes valid JSON whatever the
@@ -32,8 +38,10 @@ import orjson
 from .errors import DecodeError
 
 __all__ = [
+    "MAX_NESTING",
     "DecodeError",
     "ExactInt",
+    "check_nesting",
     "dumps_compact",
     "dumps_fast",
     "dumps_pretty",
@@ -46,11 +54,53 @@ __all__ = [
     "loads_pairs",
     "loads_shape_or_none",
     "parse_int",
+    "value_depth_over",
 ]
 
 
-def loads(text: str) -> Any:
-    """Decode strict JSON (RFC 8259: no NaN/Infinity, no trailing data).
+#: The deepest nesting of arrays and objects any decoder here reads (the library's own limit, the same
+#: whatever ``sys.getrecursionlimit()``; docs/parsing.md §13).
+MAX_NESTING = 512
+
+# what the depth scan reads: a string (possibly unterminated), or a bracket
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+
+
+def check_nesting(text: str, inside: int = 0) -> None:
+    """Raise `DecodeError` when ``text`` nests arrays/objects deeper than `MAX_NESTING` (outside strings).
+
+    ``inside``: the levels that enclose ``text`` where it was found (a slice of a larger value).
+    Two counts in C when the text has at most `MAX_NESTING` openers (it cannot be too deep); a scan of
+    its strings and brackets otherwise.
+
+    Raises:
+        DecodeError: at the offset of the first opener past the limit.
+
+    >>> check_nesting("[" * 512 + "]" * 512)
+    >>> try:
+    ...     check_nesting("[" * 513)
+    ... except DecodeError as exc:
+    ...     print(exc, exc.position)
+    nested deeper than 512 levels 512
+    """
+    limit = MAX_NESTING - inside
+    if text.count("[") + text.count("{") <= limit:
+        return
+    depth = 0
+    for m in _STRUCTURE.finditer(text):
+        c = text[m.start()]
+        if c == "[" or c == "{":
+            depth += 1
+            if depth > limit:
+                raise DecodeError(f"nested deeper than {MAX_NESTING} levels", m.start())
+        elif c == "]" or c == "}":
+            depth -= 1
+
+
+def loads(text: str, inside: int = 0) -> Any:
+    """Decode strict JSON (RFC 8259: no NaN/Infinity, no trailing data), nested at most `MAX_NESTING` deep.
+
+    ``inside``: the levels that enclose ``text`` (a slice of a larger value), counted in the limit.
 
     Raises:
         DecodeError: with the character offset of the problem.
@@ -58,6 +108,7 @@ def loads(text: str) -> Any:
     >>> loads('{"a": [1, true, null]}')
     {'a': [1, True, None]}
     """
+    check_nesting(text, inside)
     if _LONG_DIGITS(text) is None:  # orjson turns integers beyond 64 bits into floats: let json keep them
         try:
             return orjson.loads(text)
@@ -164,11 +215,54 @@ def _abs_text(n: int, width: int) -> str:
     return _abs_text(high, max(width - k, 0)) + _abs_text(low, k)
 
 
+def value_depth_over(obj: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether ``obj`` nests dicts, lists and tuples deeper than ``limit`` levels (iterative: any depth).
+
+    >>> value_depth_over([[1]], 2), value_depth_over([[[1]]], 2)
+    (False, True)
+    """
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            items: Any = value.values()
+        elif isinstance(value, (list, tuple)):
+            items = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list, tuple)))
+    return False
+
+
+def _check_value_nesting(obj: Any) -> None:
+    """Raise ``ValueError`` when ``obj`` nests deeper than `MAX_NESTING` (before ``json`` recurses in C).
+
+    orjson encodes at most 255 levels, so a value it encodes is shallow enough; only a value it refuses
+    (too deep, or an integer beyond 64 bits, a lone surrogate, a key that is not a string) is walked.
+    """
+    if type(obj) is str or type(obj) is int or type(obj) is float or obj is None or type(obj) is bool:
+        return
+    try:
+        orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
+        return
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    if value_depth_over(obj):
+        raise ValueError(f"the value is nested deeper than {MAX_NESTING} levels")
+
+
 def _dump(
     obj: Any, separators: tuple[str, str] | None, *, finite: bool = False, indent: int | None = None
 ) -> str:
     """``json.dumps(obj, ensure_ascii=False, separators=…, indent=…)`` with integers of any length written
-    exactly (and, with ``finite``, non-finite floats as ``±1e999`` / ``null``)."""
+    exactly (and, with ``finite``, non-finite floats as ``±1e999`` / ``null``).
+
+    Raises:
+        ValueError: as ``json.dumps``, and for a value nested deeper than `MAX_NESTING`.
+    """
+    _check_value_nesting(obj)
     try:
         return json.dumps(obj, ensure_ascii=False, separators=separators, allow_nan=not finite, indent=indent)
     except ValueError as exc:
@@ -235,6 +329,7 @@ def loads_pairs(text: str) -> Any:
     >>> loads_pairs('{"a": 1, "a": {"b": 2}}')
     [('a', 1), ('a', [('b', 2)])]
     """
+    check_nesting(text)
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=list)
     except json.JSONDecodeError as exc:
@@ -264,10 +359,12 @@ def loads_shape_or_none(text: str) -> Any:
     >>> loads_shape_or_none("{'a': 1}") is None
     True
     """
+    if text.count("[") + text.count("{") > MAX_NESTING:
+        return loads_or_none(text)  # maybe too deep: the same answer as `loads_or_none`
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return loads_or_none(text)  # lone surrogates, nesting: the same answer as `loads_or_none`
+        return loads_or_none(text)  # lone surrogates: the same answer as `loads_or_none`
 
 
 def _reject_constant(name: str) -> Any:

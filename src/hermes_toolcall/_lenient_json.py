@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ._jsonio import parse_int
+from ._jsonio import MAX_NESTING, parse_int
 from .errors import DecodeError
 
 __all__ = [
@@ -46,7 +46,9 @@ TRAILING_COMMA = "HT203"
 CONTROL_CHARACTERS = "HT204"
 CONCATENATED = "HT208"
 
+#: The tolerant reader's depth (it recurses); strict JSON is read up to ``jsonio.MAX_NESTING`` levels.
 MAX_DEPTH = 200
+_TOO_DEEP = f"nesting deeper than {MAX_DEPTH} levels (only strict JSON is read deeper, up to {MAX_NESTING})"
 _INF = float("inf")
 _WS = " \t\n\r"
 
@@ -240,7 +242,7 @@ class _Reader:
 
     def _object(self, depth: int, *, record: bool = False) -> tuple[dict[str, Any], list[Member]]:
         if depth > MAX_DEPTH:
-            raise self._fail(f"nesting deeper than {MAX_DEPTH} levels")
+            raise self._fail(_TOO_DEEP)
         self.pos += 1
         obj: dict[str, Any] = {}
         members: list[Member] = []
@@ -297,7 +299,7 @@ class _Reader:
 
     def _array(self, depth: int) -> list[Any]:
         if depth > MAX_DEPTH:
-            raise self._fail(f"nesting deeper than {MAX_DEPTH} levels")
+            raise self._fail(_TOO_DEEP)
         self.pos += 1
         out: list[Any] = []
         self._ws()
@@ -381,9 +383,7 @@ class _Reader:
             if c == "\\":
                 pos = self._escape(pos, parts, python=False)
             else:
-                self._recover(CONTROL_CHARACTERS, pos, pos + 1)
-                parts.append(c)
-                pos += 1
+                pos = self._control(pos, parts)
 
     def _sq_string(self) -> str:
         text, end = self.text, self.end
@@ -410,9 +410,15 @@ class _Reader:
             if c == "\\":
                 pos = self._escape(pos, parts, python=True)
             else:
-                self._recover(CONTROL_CHARACTERS, pos, pos + 1)
-                parts.append(c)
-                pos += 1
+                pos = self._control(pos, parts)
+
+    def _control(self, pos: int, parts: list[str]) -> int:
+        """A raw control character at ``pos``, kept (``HT204``); a CRLF line end is one, spanning both."""
+        text = self.text
+        n = 2 if text[pos] == "\r" and text.startswith("\n", pos + 1) and pos + 1 < self.end else 1
+        self._recover(CONTROL_CHARACTERS, pos, pos + n)
+        parts.append(text[pos : pos + n])
+        return pos + n
 
     def _escape(self, pos: int, parts: list[str], *, python: bool) -> int:
         """Decode the escape whose backslash is at ``pos``; return the position after it."""

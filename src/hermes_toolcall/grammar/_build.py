@@ -295,7 +295,8 @@ class _Builder(BlockReader):
             role = src[s + _HEAD : e]
             self.diag("HT003", message("HT003"), s, e)
         else:
-            role = src[s + _HEAD : e - 1]
+            head_end = e - 2 if src[e - 1] == "\n" and src[e - 2] == "\r" else e - 1  # the line end is 1 or 2 chars
+            role = src[s + _HEAD : head_end]
             role = _ROLE_STRINGS.get(role, role)
             if typ == "A_HEAD":
                 self.assistant_body(body)
@@ -305,7 +306,7 @@ class _Builder(BlockReader):
                 self.system_body(body)
             else:
                 if role not in _KNOWN_ROLES:
-                    self.diag("HT004", message("HT004", role=role), s + _HEAD, e - 1)
+                    self.diag("HT004", message("HT004", role=role), s + _HEAD, head_end)
                 self.other_body(body)
         last = self.reach
         end: int | None = None  # where the turn's end (``<|im_end|>`` or the link) starts

@@ -8,7 +8,7 @@ compares. ``grammar/_driver.py`` runs it; docs/grammar.md describes the layout.
 # ruff: noqa: E501
 from __future__ import annotations
 
-GRAMMAR_SHA256 = '4f118b2581037180ed6788200de34bf7563be082785ff284eb8b0f22ec70bfe3'
+GRAMMAR_SHA256 = 'cd07a95d8907c862d4ca403eb615213ee2ee0bdb4c29219a7b7d83e3aeba09ee'
 
 # reduce actions: (nonterminal, number of symbols popped); the table codes rule k as ~k
 RULES: tuple[tuple[str, int], ...] = (
@@ -313,18 +313,18 @@ STATES: tuple[dict[str, int], ...] = (
 )
 # the terminals' regexps
 PATTERNS: tuple[str, ...] = (
-    '<\\|im_start\\|>(?:system|developer)\n',  # 0
-    '<\\|im_start\\|>assistant\n',  # 1
-    '<\\|im_start\\|>(?:user|tool)\n',  # 2
-    '<\\|im_start\\|>(?:[^\n<]|<(?!\\|im_(?:start|end)\\|>))*\n',  # 3
-    '<\\|im_start\\|>(?:[^\n<]|<(?!\\|im_(?:start|end)\\|>))*(?=<\\|im_(?:start|end)\\|>|\\Z)',  # 4
+    '<\\|im_start\\|>(?:system|developer)(?:\r\n?|\n)',  # 0
+    '<\\|im_start\\|>assistant(?:\r\n?|\n)',  # 1
+    '<\\|im_start\\|>(?:user|tool)(?:\r\n?|\n)',  # 2
+    '<\\|im_start\\|>(?:[^\r\n<]|<(?!\\|im_(?:start|end)\\|>))*(?:\r\n?|\n)',  # 3
+    '<\\|im_start\\|>(?:[^\r\n<]|<(?!\\|im_(?:start|end)\\|>))*(?=<\\|im_(?:start|end)\\|>|\\Z)',  # 4
     '(?:[^<]+|<(?!\\|im_start\\|>))+',  # 5
-    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:system|developer)\n',  # 6
-    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:user|tool)\n',  # 7
-    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>assistant\n',  # 8
+    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:system|developer)(?:\r\n?|\n)',  # 6
+    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:user|tool)(?:\r\n?|\n)',  # 7
+    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>assistant(?:\r\n?|\n)',  # 8
     '<tool_call>(?:[ \t\n\r]*[\\[{](?>[^"<]+|"(?>[^"\\\\<]+|\\\\(?:(?!<\\|im_(?:start|end)\\|>)[\\s\\S])?|<(?!\\|im_(?:start|end)\\|>))*+"?|<(?!\\/?tool_call>|\\|im_(?:start|end)\\|>))*+|(?![ \t\n\r]*[\\[{])(?>[^<]+|<(?!\\/?tool_call>|\\|im_(?:start|end)\\|>))*+)<\\/tool_call>',  # 9
-    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:[^\n<]|<(?!\\|im_(?:start|end)\\|>))*\n',  # 10
-    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:[^\n<]|<(?!\\|im_(?:start|end)\\|>))*(?=<\\|im_(?:start|end)\\|>|\\Z)',  # 11
+    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:[^\r\n<]|<(?!\\|im_(?:start|end)\\|>))*(?:\r\n?|\n)',  # 10
+    '<\\|im_end\\|>(?>[^<]+|<(?!\\|im_start\\|>))*+<\\|im_start\\|>(?:[^\r\n<]|<(?!\\|im_(?:start|end)\\|>))*(?=<\\|im_(?:start|end)\\|>|\\Z)',  # 11
     '<tool_call>[ \t\n\r]*[\\[{](?>[^"<]+|"(?>[^"\\\\<]+|\\\\(?:(?!<\\|im_(?:start|end)\\|>)[\\s\\S])?|<(?!\\|im_(?:start|end)\\|>))*+"?|<(?!\\/?tool_call>|\\|im_(?:start|end)\\|>))*+',  # 12
     '(?:[^<]+|<(?!\\/?(?:tool_call|think|scratch_pad|tool_response)>|\\|im_(?:start|end)\\|>))+',  # 13
     '<scratch_pad>(?:[^<]+|<(?!\\/scratch_pad>|\\|im_(?:start|end)\\|>))*(?:<\\/scratch_pad>)?',  # 14

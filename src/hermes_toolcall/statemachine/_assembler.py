@@ -263,7 +263,7 @@ class Assembler:
         elif move.control:
             self.control(action, trigger, tag, at)  # type: ignore[arg-type]
         elif action is _END_HEADER:
-            self.header_done(at)
+            self.header_done(at + len(tag))
         elif action is _REOPEN_BLOCK:  # unterminated; the tag opens the next block
             self.finish_block(at, closed=False)
             if cur.state is _REASONING:
@@ -437,12 +437,13 @@ class Assembler:
         self.text = []
 
     def header_done(self, at: int) -> None:
+        """The role header ended with its line end, which ends at ``at``: the body starts there."""
         env = self.env
         role = "".join(self.text)
         self.text = []
         env.role = role
-        env.header = header = self.span(env.turn_start, at + 1)
-        env.body_start = at + 1
+        env.header = header = self.span(env.turn_start, at)
+        env.body_start = at
         env.valid = 0
         if self.retain:
             self.parts = []

@@ -127,9 +127,15 @@ class _TextReader(Reader):
                 self.sink(data[i:h], pos + i)
             return h, h < len(data)
         j = m.start()
+        tag = m.group()
+        if not final and m.end() == len(data) and tag in scan.held.prefixes:
+            h = j  # a marker that the next chunk may still extend ("\r" of "\r\n"): held back
+        else:
+            h = -1
         if j > i:
             self.sink(data[i:j], pos + i)
-        tag = m.group()
+        if h >= 0:
+            return h, True
         self.asm.boundary(tag, pos + j)
         return j + len(tag), False
 
@@ -201,12 +207,12 @@ class GapReader(_TextReader):
 
 
 class HeaderReader(GapReader):
-    """A role header: the text is kept; the newline ends it (a marker of its scanner)."""
+    """A role header: the text is kept; a line end ends it (the markers of its scanner)."""
 
     __slots__ = ()
 
     def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        if "<" in chunk or "\n" in chunk:
+        if "<" in chunk or "\n" in chunk or "\r" in chunk:
             return None
         self.asm.text.append(chunk)
         return []

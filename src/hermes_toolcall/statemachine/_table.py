@@ -140,7 +140,7 @@ class _Model:
 K_BODY = 0  # assistant, results, catalogue and plain bodies: text deltas
 K_REASONING = 1  # reasoning deltas
 K_GAP = 2  # between turns: text kept for the gap, no event
-K_HEADER = 3  # role header: text kept, "\n" ends it
+K_HEADER = 3  # role header: text kept, a line end ("\r\n", "\n", a lone "\r") ends it
 K_BLOCK = 4  # an open call, result or catalogue block
 K_TAIL = 5  # after the end of a completion
 K_DONE = 6
@@ -180,7 +180,7 @@ class Action(Enum):
     """What the parser does at a marker (the trigger it fires is the row's)."""
 
     BEGIN_TURN = "begin_turn"  # <|im_start|> between turns: the gap ends, a header starts
-    END_HEADER = "end_header"  # the newline after the role: the body of that role starts
+    END_HEADER = "end_header"  # the line end after the role: the body of that role starts
     BAD_HEADER = "bad_header"  # a control token inside a header (HT003): the turn ends
     END_TURN = "end_turn"  # <|im_end|> in a body or block: body, block and turn end
     NEW_TURN = "new_turn"  # <|im_start|> in a body or block (HT001): the turn ends, the next starts
@@ -232,7 +232,7 @@ class Row:
 #: The whole marker table (docs/parsing.md §1, §3, §4).
 MOVES: tuple[Row, ...] = (
     Row(states=(S.GAP,), markers=("im_start",), trigger=T.IM_START, action=A.BEGIN_TURN),
-    Row(states=(S.HEADER,), markers=("newline",), trigger=None, action=A.END_HEADER),  # trigger: ROLES
+    Row(states=(S.HEADER,), markers=("newline", "crlf", "cr"), trigger=None, action=A.END_HEADER),  # trigger: ROLES
     Row(states=(S.HEADER,), markers=("im_start",), trigger=T.IM_START, action=A.BAD_HEADER),
     Row(states=(S.HEADER,), markers=("im_end",), trigger=T.IM_END, action=A.BAD_HEADER),
     Row(states=_CONTROL_STATES, markers=("im_end",), trigger=T.IM_END, action=A.END_TURN, when="transcript"),
@@ -295,7 +295,11 @@ MOVES: tuple[Row, ...] = (
 _MARKER_NAMES: dict[str, str] = {
     "im_start": tags.IM_START,
     "im_end": tags.IM_END,
-    "newline": "\n",  # the end of a role header: the one marker that is not a tag
+    # the line ends of a role header: the markers that are not tags. "\r" is a proper prefix of "\r\n": a
+    # reader holds it back when it ends the data read so far (``_TextReader.read``)
+    "newline": "\n",
+    "crlf": "\r\n",
+    "cr": "\r",
     "call_open": tags.CALL_OPEN,
     "call_close": tags.CALL_CLOSE,
     "response_open": tags.RESP_OPEN,
