@@ -217,3 +217,82 @@ def test_engines_and_stream_agree_with_coercion(
     assert_engines_agree(
         text, chunkings=[data.draw(chunkings(text))], tools=tools, coerce_arguments=True, strict=strict
     )
+
+
+# ------------------------------------------------------------------ duplicate keys (issue 30, item 2)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "want", "code", "kept"),
+    [
+        ('{"s": 1, "s": 2}', {"s": "2"}, "HT213", "2"),
+        ('{"n": "7", "n": "8"}', {"n": 8}, "HT210", '"8"'),
+        ('{"o": {"n": "7"}, "o": {"n": "9", "n": "10"}}', {"o": {"n": 10}}, "HT210", '"10"'),
+    ],
+)
+def test_coercion_reads_the_value_the_parse_kept(arguments: str, want: dict[str, Any], code: str, kept: str) -> None:
+    """Issue 30 item 2: ``{"s": 1, "s": 2}`` ran ``s="1"`` (the discarded first value) and ``arguments_json``
+    read back as ``{"s": 2}``: the two views of one call disagreed."""
+    schema = {
+        "s": {"type": "string"},
+        "n": {"type": "integer"},
+        "o": {"type": "object", "properties": {"n": {"type": "integer"}}},
+    }
+    text = '<tool_call>{"name": "f", "arguments": ' + arguments + "}</tool_call>"
+    c = assert_engines_agree(text, tools=tools_for(schema), coerce_arguments=True)
+    assert c is not None
+    call = c.tool_calls[0]
+    assert call.arguments == want
+    assert loads(call.arguments_json) == call.arguments
+    (d,) = c.diagnostics
+    assert d.code == code
+    assert text[d.span.start : d.span.end] == kept and d.span.start == text.rindex(kept)  # the last one
+
+
+_KEYS = st.sampled_from(["a", "b"])
+_SCALARS = st.one_of(
+    st.integers(-20, 20).map(str),
+    st.integers(-20, 20).map(lambda n: f'"{n}"'),
+    st.sampled_from(['"true"', '"false"', "true", "null", '"null"', '"x"', "1.5", '"2.5"']),
+)
+
+
+@st.composite
+def _object_texts(draw: Any, depth: int = 2) -> str:
+    """A JSON object text whose keys may repeat (with other values and types), nested ``depth`` deep."""
+    members = []
+    for _ in range(draw(st.integers(0, 4))):
+        key = draw(_KEYS)
+        value = draw(_object_texts(depth - 1)) if depth and draw(st.booleans()) else draw(_SCALARS)
+        members.append(f'"{key}": {value}')
+    return "{" + ", ".join(members) + "}"
+
+
+_SCHEMA_TYPES = st.lists(st.sampled_from(["integer", "number", "boolean", "string", "null"]), min_size=1, max_size=2)
+
+
+@given(st.data(), _object_texts(), _SCHEMA_TYPES, _SCHEMA_TYPES)
+@settings(max_examples=200, deadline=None)
+def test_coercion_never_reads_a_value_the_parse_discarded(
+    data: Any, arguments: str, a_types: list[str], b_types: list[str]
+) -> None:
+    """Generated arguments with repeated keys at every level: the coerced call equals the coercion of its
+    duplicate-free twin (what a decoder keeps, last wins), its two views agree, and every conversion
+    points at the kept value."""
+    inner = {"type": "object", "properties": {"a": {"type": a_types}, "b": {"type": b_types}}}
+    schema = {"a": {"anyOf": [{"type": a_types}, inner]}, "b": {"anyOf": [{"type": b_types}, inner]}}
+    tools = tools_for(schema)
+    text = '<tool_call>{"name": "f", "arguments": ' + arguments + "}</tool_call>"
+    plain = parse_completion(text, ids=sequential_ids())
+    twin_text = '<tool_call>{"name": "f", "arguments": ' + dumps_spaced(plain.tool_calls[0].arguments) + "}</tool_call>"
+    got = assert_engines_agree(
+        text, chunkings=[data.draw(chunkings(text))], tools=tools, coerce_arguments=True, char_by_char=False
+    )
+    twin = parse_completion(twin_text, tools=tools, coerce_arguments=True, ids=sequential_ids())
+    assert got is not None
+    call = got.tool_calls[0]
+    assert call.arguments == twin.tool_calls[0].arguments
+    assert loads(call.arguments_json) == call.arguments
+    assert [d.code for d in got.diagnostics] == [d.code for d in twin.diagnostics]
+    for d, t in zip(got.diagnostics, twin.diagnostics, strict=True):
+        assert loads(text[d.span.start : d.span.end]) == loads(twin_text[t.span.start : t.span.end])

@@ -59,10 +59,16 @@ def _value_end(text: str, i: int) -> int:
 
 
 def _child(text: str, start: int, key: str | int) -> int:
-    """Start offset of the member ``key`` of the container at ``start``; -1 when absent."""
+    """Start offset of the member ``key`` of the container at ``start``; -1 when absent.
+
+    A key that occurs more than once is found at its last occurrence: the one a JSON decoder keeps
+    (last wins, in ``json`` and orjson as in the tolerant reader), so a position points at the value
+    that was read, never at one the parse discarded.
+    """
     opener = text[start]
     i = _skip_ws(text, start + 1)
     index = 0
+    found = -1
     while i < len(text) and text[i] not in "}]":
         if opener == "{":
             m = _STRING.match(text, i)
@@ -74,17 +80,17 @@ def _child(text: str, start: int, key: str | int) -> int:
                 return -1
             i = _skip_ws(text, i + 1)
             if name == key:
-                return i
+                found = i
         elif index == key:
             return i
         end = _value_end(text, i)
         if end < 0:
-            return -1
+            return found
         i = _skip_ws(text, end)
         if i < len(text) and text[i] == ",":
             i = _skip_ws(text, i + 1)
         index += 1
-    return -1
+    return found
 
 
 def _decode_key(token: str) -> str:
@@ -108,6 +114,8 @@ def locate(text: str, path: Sequence[str | int]) -> tuple[int, int] | None:
 
     >>> locate('{"a": [1, {"b": "x"}]}', ("a", 1, "b"))
     (16, 19)
+    >>> locate('{"s": 1, "s": 2}', ("s",))  # a repeated key: the value a decoder keeps (the last)
+    (14, 15)
     """
     i = _skip_ws(text, 0)
     for key in path:
