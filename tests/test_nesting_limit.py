@@ -122,7 +122,7 @@ def test_results_do_not_depend_on_the_recursion_limit() -> None:
     assert _run(100_000) == _run(0)
 
 
-@pytest.mark.parametrize("opener", ["[", "{\"a\": "])
+@pytest.mark.parametrize("opener", ["[", '{"a": '])
 def test_every_decoder_stops_at_max_nesting(opener: str) -> None:
     closer = "]" if opener == "[" else "}"
     ok = opener * jsonio.MAX_NESTING + "1" + closer * jsonio.MAX_NESTING

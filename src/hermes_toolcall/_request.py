@@ -8,13 +8,22 @@ reproduces the turn exactly, the turn is kept as a system message and the descri
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._model import ToolsBlock, Transcript
-from .tags import IM_END, IM_START, TOOLS_OPEN
+from . import _jsonio as jsonio
+from ._model import Reasoning, Text, ToolCall, ToolsBlock, Transcript, Turn
+from ._profiles import DialectProfile
+from .errors import DecodeError
+from .tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, TOOLS_CLOSE, TOOLS_OPEN
 
-__all__ = ["original_description", "transcript_to_request"]
+__all__ = ["ends_with_generation_prompt", "original_description", "transcript_to_request"]
+
+
+# a <tools> block in a system turn's text: up to its closer, or to the end of the text (docs/parsing.md §7)
+_TOOLS_BLOCKS = re.compile(re.escape(TOOLS_OPEN) + r"[\s\S]*?(?:" + re.escape(TOOLS_CLOSE) + r"|\Z)")
 
 
 def original_description(function: Mapping[str, Any]) -> str | None:
@@ -81,8 +90,121 @@ def _catalogue(
     return None
 
 
+def ends_with_generation_prompt(transcript: Transcript, dialect: str | DialectProfile) -> bool:
+    """Whether the transcript ends with the dialect's generation prompt (an open assistant turn holding
+    nothing but what ``add_generation_prompt`` writes: QwQ's ``<think>\\n`` included).
+
+    >>> from hermes_toolcall import parse_transcript
+    >>> ends_with_generation_prompt(parse_transcript("<|im_start|>assistant\\n<think>\\n"), "qwq")
+    True
+    >>> ends_with_generation_prompt(parse_transcript("<|im_start|>assistant\\n<think>\\n"), "qwen3")
+    False
+    """
+    from ._profiles import get_profile
+
+    if not transcript.turns:
+        return False
+    last = transcript.turns[-1]
+    if last.role != "assistant" or last.end is not None:
+        return False
+    return transcript.source[last.span.start : last.span.end] == get_profile(dialect).generation_prompt
+
+
+def _reasoning_as_text(transcript: Transcript) -> Transcript:
+    """The transcript with every reasoning segment of an assistant turn read as the text it was written
+    as (its tags included): for the templates that write ``content`` verbatim and never render
+    ``reasoning_content``, reasoning markup in a turn came from the message's content."""
+    source = transcript.source
+    turns = []
+    for turn in transcript.turns:
+        if turn.role == "assistant" and any(isinstance(p, Reasoning) for p in turn.parts):
+            parts = tuple(
+                Text(text=source[p.span.start : p.span.end], span=p.span) if isinstance(p, Reasoning) else p
+                for p in turn.parts
+            )
+            turn = dataclasses.replace(turn, parts=parts)
+        turns.append(turn)
+    return dataclasses.replace(transcript, turns=tuple(turns))
+
+
+def _content_as_written(turn: Turn, profile: DialectProfile) -> str | None:
+    """The ``content`` the dialect's template turns into this assistant turn's text, or None (the OpenAI
+    view's content stands: text after the calls, which no template writes).
+
+    The templates write the content, then the calls: ``qwen3``, ``qwen2.5`` and ``qwq`` with a newline
+    between them when the content is not empty, ``omp`` with none, ``hermes`` and ``hermes-vllm`` not
+    at all (the content is dropped). After a ``<think>`` block the Qwen3 template strips the content's
+    leading newlines itself (the OpenAI view does the same); omp writes it as it is.
+    """
+    texts: list[str] = []
+    reasoning_first = False
+    calls = False
+    for part in turn.parts:
+        if isinstance(part, Text):
+            if calls:
+                if part.text.strip(" \t\n\r"):
+                    return None
+                continue
+            texts.append(part.text)
+        elif isinstance(part, Reasoning):
+            if not texts and not calls:
+                reasoning_first = True
+        else:
+            calls = True
+    text = "".join(texts)
+    if reasoning_first and profile.reasoning == "qwen3":
+        text = text.lstrip("\n")
+    if not calls:
+        return text
+    style = profile.content_before_calls
+    if style == "dropped":
+        return "" if not text.strip(" \t\n\r") else None
+    if style == "kept-no-separator":
+        return text
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _written_as_string(call: ToolCall, k: int) -> bool:
+    """Whether the ``arguments`` of ``call`` (the ``k``-th call of its block) were written as a JSON string."""
+    raw = call.raw
+    end = len(raw) - len(CALL_CLOSE) if call.closed and raw.endswith(CALL_CLOSE) else len(raw)
+    try:
+        body = jsonio.loads(raw[len(CALL_OPEN) : end].strip(" \t\n\r"))
+    except DecodeError:
+        return False
+    if isinstance(body, list):
+        body = body[k] if k < len(body) else None
+    return isinstance(body, dict) and isinstance(body.get("arguments"), str)
+
+
+def _object_arguments(transcript: Transcript, messages: list[dict[str, Any]]) -> None:
+    """For the templates that always encode ``arguments`` (``tojson``): each call written with an object
+    gets that object back (its JSON string would be encoded twice), one written with a string its string."""
+    calls: list[tuple[ToolCall, int]] = []
+    for turn in transcript.turns:
+        starts: dict[int, int] = {}
+        for p in turn.parts:
+            if isinstance(p, ToolCall):
+                k = starts.get(p.span.start, 0)
+                starts[p.span.start] = k + 1
+                calls.append((p, k))
+    wanted = [tc for m in messages if m.get("role") == "assistant" for tc in m.get("tool_calls") or ()]
+    for (call, k), tc in zip(calls, wanted, strict=False):
+        if not _written_as_string(call, k):
+            tc["function"] = {**tc["function"], "arguments": call.arguments}
+
+
 def transcript_to_request(transcript: Transcript, *, dialect: str | None = None) -> dict[str, Any]:
     """``{"messages": [...], "tools": [...]}``: what ``render`` turns into this transcript.
+
+    With the source ``dialect`` known, the request is the inverse of its template: rendering it in that
+    dialect gives the transcript back (``convert X -> X`` is the identity, docs/dialects.md): reasoning
+    markup stays in ``content`` where the template wrote content verbatim and never renders
+    ``reasoning_content`` (hermes, hermes-vllm, qwen2.5, qwq), a call written with an object gets the
+    object back where the template encodes ``arguments`` (hermes-vllm, qwen2.5, qwq), and a final
+    generation prompt is not a message (``ends_with_generation_prompt``). A catalogue turn that no
+    dialect writes is taken apart: its ``<tools>`` blocks become ``tools``, and its other text stays a
+    system message (none when it held only the blocks).
 
     Args:
         transcript: a parsed transcript.
@@ -99,7 +221,23 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
     from ._profiles import DIALECTS, get_profile
 
     dialects = [get_profile(dialect).name] if dialect is not None else sorted(DIALECTS)
-    messages = [dict(m) for m in transcript.to_openai_messages()]
+    profile = get_profile(dialect) if dialect is not None else None
+    view = transcript
+    if profile is not None and ends_with_generation_prompt(transcript, profile):
+        view = dataclasses.replace(view, turns=view.turns[:-1])
+    if profile is not None and profile.reasoning in ("none", "qwq"):
+        view = _reasoning_as_text(view)
+    messages = [dict(m) for m in view.to_openai_messages()]
+    if profile is not None:
+        turns = [t for t in view.turns if t.role == "assistant"]
+        said = [m for m in messages if m.get("role") == "assistant"]
+        if len(turns) == len(said):
+            for turn, m in zip(turns, said, strict=True):
+                content = _content_as_written(turn, profile)
+                if content is not None:
+                    m["content"] = content
+        if profile.string_arguments == "encode":
+            _object_arguments(view, messages)
     for m in messages:
         if m.get("role") == "assistant" and m.get("content") is None:
             m["content"] = ""  # beside calls, the templates wrote an empty content
@@ -114,7 +252,12 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
         content = m.get("content")
         if m.get("role") in ("system", "developer") and isinstance(content, str) and TOOLS_OPEN in content:
             match = _catalogue(content, tools, dialects)
-            if match is None:
+            if match is None:  # no dialect writes this turn: the blocks are the tools, the rest stays
+                rest = _TOOLS_BLOCKS.sub("", content)
+                if rest.strip(" \t\n\r"):
+                    messages[k] = {**m, "content": rest}
+                else:
+                    del messages[k]
                 break
             system, tools = match
             if system is None:

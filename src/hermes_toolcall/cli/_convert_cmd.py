@@ -30,11 +30,13 @@ def convert(transcript: Transcript, *, to: str, source: str | None = None, allow
     >>> convert(parse_transcript("<|im_start|>user\\nHi<|im_end|>\\n"), to="qwen3")
     '<|im_start|>user\\nHi<|im_end|>\\n'
     """
+    from .._request import ends_with_generation_prompt
     from ..render import render
 
     request = transcript.to_request(dialect=source)
     last = transcript.turns[-1] if transcript.turns else None
     prompt = last is not None and last.role == "assistant" and not last.closed and not last.parts
+    prompt = prompt or (source is not None and ends_with_generation_prompt(transcript, source))
     has_catalogue = any(isinstance(p, ToolsBlock) for t in transcript.turns for p in t.parts)
     tools = request["tools"] if has_catalogue else None
     text: str = render(

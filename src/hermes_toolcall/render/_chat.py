@@ -15,7 +15,7 @@ from .._profiles import DialectProfile
 from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN, THINK_CLOSE, THINK_OPEN
 from ._injection import check_reasoning, check_text
 from ._results import content_text
-from ._roundtrip import Recorder, verify
+from ._roundtrip import Recorder, reasoning_is_structure, verify
 from ._values import MISSING, crash, jinja_str, reasoning_of, require_str
 from ._writers import (
     _PLAIN,
@@ -170,6 +170,8 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             has_calls = bool(m.get("tool_calls"))
             if p.reasoning == "qwen3":
                 head, content, written = _qwen3_assistant(ctx, m, i, last_query)
+                if rec is not None and written == 3:  # a <think> block: the guard compares reasoning here
+                    rec.items.append((len(out), ("reasoning",), (i, "reasoning_content")))
                 append(head)
                 n += written
                 sep = bool(content)
@@ -316,6 +318,8 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
             rendered = render_thinking(jinja_str(thinking), allow_injection=True) if thinking is not MISSING else ""
             if rendered:
                 n += 2
+                if rec is not None:
+                    rec.items.append((len(out), ("reasoning",), (i, "reasoning_content")))
                 if ctx.guard:
                     check_reasoning(rendered[len(THINK_OPEN) + 1 : -len(THINK_CLOSE) - 1], closer=THINK_CLOSE, index=i)
             calls = _calls(ctx, m, i, len(out))
@@ -349,6 +353,8 @@ def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_pro
             prompt = profile.generation_prompt_no_thinking
         else:
             prompt = profile.generation_prompt
+        if ctx.rec is not None and THINK_OPEN in prompt:  # QwQ's open <think>, Qwen3's closed empty one
+            ctx.rec.items.append((len(out), ("reasoning",), (None, "generation prompt")))
         out.append(prompt)
         n += _lt(prompt)
     return out, n, bos
@@ -377,7 +383,7 @@ def check_round_trip(profile: DialectProfile, messages: list[dict[str, Any]], to
     Raises:
         RenderError: the prompt would not parse back to this conversation.
     """
-    rec = Recorder()
+    rec = Recorder(reasoning_is_structure(profile))
     ctx = _Ctx(profile, messages, True, rec)
     out, _, bos = _render(ctx, tools, add_generation_prompt, kwargs)
     verify("".join(out), out, rec, profile=profile, bos=bos, messages=messages, tools=tools)

@@ -20,14 +20,23 @@ from typing import Any
 
 from .._ids import sequential_ids
 from .._jsonio import dumps_compact, dumps_spaced, loads
-from .._model import InvalidToolCall, Text, ToolCall, ToolResponse, ToolsBlock, Transcript
+from .._model import InvalidToolCall, Reasoning, Text, ToolCall, ToolResponse, ToolsBlock, Transcript
 from .._profiles import DialectProfile
 from ..errors import DecodeError, RenderError
 from ..tags import IM_START
 from ._results import content_text
 from ._values import MISSING, call_function, get, jinja_str, reasoning_of
 
-__all__ = ["NEVER", "Recorder", "expected_arguments", "tool_name", "verify", "verify_call_block", "verify_prompt"]
+__all__ = [
+    "NEVER",
+    "Recorder",
+    "expected_arguments",
+    "reasoning_is_structure",
+    "tool_name",
+    "verify",
+    "verify_call_block",
+    "verify_prompt",
+]
 
 NEVER = "\x00never"  # an expected value no parse gives: the arguments cannot round-trip
 _WS = " \t\n\r"
@@ -41,11 +50,13 @@ class Recorder:
     """What the renderer wrote, by piece index of its output list: items (call/result/tools) with the
     message they come from, and where each message's text starts."""
 
-    __slots__ = ("items", "starts")
+    __slots__ = ("items", "reasoning", "starts")
 
-    def __init__(self) -> None:
+    def __init__(self, reasoning: bool = False) -> None:
         self.items: list[tuple[int, Item, tuple[int | None, str]]] = []
         self.starts: list[tuple[int, int | None]] = []
+        #: reasoning blocks are structure (``reasoning_is_structure``): the renderer records each it writes
+        self.reasoning = reasoning
 
 
 def tool_name(tool: Any) -> Any:
@@ -79,14 +90,33 @@ def _canon(value: Any) -> str:
         return dumps_spaced(value)
     except (TypeError, ValueError, RecursionError):
         return NEVER
-def _parsed(transcript: Transcript) -> list[tuple[int, str, list[tuple[int, Item]]]]:
+def reasoning_is_structure(profile: DialectProfile) -> bool:
+    """Whether the dialect renders ``reasoning_content`` in blocks of its own (qwen3, omp): there, a
+    reasoning block the renderer did not write (markup in ``content``) would move text between the two
+    fields, so the guard compares reasoning blocks too. The templates that write ``content`` verbatim and
+    never render ``reasoning_content`` (hermes, hermes-vllm, qwen2.5, qwq) keep such markup as written,
+    and ``Transcript.to_request`` gives it back as content (docs/dialects.md)."""
+    return profile.reasoning in ("qwen3", "every-turn")
+
+
+def _parsed(transcript: Transcript, reasoning: bool = False) -> list[tuple[int, str, list[tuple[int, Item]]]]:
+    # a call read only by keeping a raw control character (HT204) is not the call written: in the
+    # dialects that write names raw, a name with a control character is not JSON (docs/dialects.md)
+    raw_controls = [d.span.start for d in transcript.diagnostics if d.code == "HT204"]
     turns = []
     for turn in transcript.turns:
         items: list[tuple[int, Item]] = []
         names: list[Any] | None = None
         for p in turn.parts:
             if isinstance(p, ToolCall):
+                span = p.span
+                if raw_controls and any(span.start <= at < span.end for at in raw_controls):
+                    items.append((span.start, ("invalid call", "HT204")))
+                    continue
                 items.append((p.span.start, ("call", p.name, _canon(p.arguments))))
+            elif isinstance(p, Reasoning):
+                if reasoning:
+                    items.append((p.span.start, ("reasoning",)))
             elif isinstance(p, InvalidToolCall):
                 items.append((p.span.start, ("invalid call", p.code)))
             elif isinstance(p, ToolResponse):
@@ -125,7 +155,7 @@ def _divergence(text: str, pieces: Sequence[str], rec: Recorder, bos: str,
             break
     if transcript.stopped_at is not None:
         candidates.append((transcript.stopped_at, None, None))
-    got = _parsed(transcript)
+    got = _parsed(transcript, rec.reasoning)
     for j in range(max(len(got), len(expected))):
         if j >= len(got):
             candidates.append((expected[j][0], None, None))
@@ -214,7 +244,8 @@ def _describe(text: str, pos: int, item: Item | None, origin: tuple[int | None, 
     if item is not None and item[0] == "call" and origin is not None:
         return f"the text would read as a call to {item[1]!r}"
     if item is not None:
-        what = {"call": "a call", "result": "a tool result", "tools": "a tools block", "invalid call": "a broken call"}
+        what = {"call": "a call", "result": "a tool result", "tools": "a tools block", "invalid call": "a broken call",
+                "reasoning": "reasoning"}
         return f"the text would read as {what.get(str(item[0]), str(item[0]))}"
     match = _TAG.match(text, pos)
     if match is not None and match.group() != "<":
@@ -349,7 +380,7 @@ def verify_call_block(block: str, name: Any, args: Any, profile: DialectProfile)
     structure = [p for p in completion.parts if not (isinstance(p, Text) and not p.text.strip(_WS))]
     calls = [p for p in structure if isinstance(p, ToolCall)]
     if (len(structure) == 1 and len(calls) == 1 and completion.end is None and calls[0].name == jinja_str(name)
-            and _canon(calls[0].arguments) == expected):
+            and _canon(calls[0].arguments) == expected and not any(d.code == "HT204" for d in completion.diagnostics)):
         return
     field = "name" if not (isinstance(name, str) and _PLAIN_NAME(name)) else "arguments"
     value = jinja_str(name) if field == "name" else args if isinstance(args, str) else ""
