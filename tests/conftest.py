@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Generator
 from pathlib import Path
@@ -43,6 +44,21 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "ci_required(reason): the test must run under CI (CI=true); a skip there is reported as a failure",
     )
+
+
+@pytest.fixture(autouse=True)
+def _collector_state_kept() -> Generator[None, None, None]:
+    """Every test leaves the cyclic garbage collector as it found it.
+
+    A test that left it disabled made every later test run without it: the suite's memory grew to 8 GB
+    (tests/test_gcpause.py's fixture, 2026-12-04); the library's own pause (``_gcpause``) restores it too.
+    """
+    was = gc.isenabled()
+    yield
+    now = gc.isenabled()
+    if now != was:
+        (gc.enable if was else gc.disable)()
+        pytest.fail(f"the test left the cyclic garbage collector {'disabled' if was else 'enabled'}")
 
 
 @pytest.hookimpl(hookwrapper=True)

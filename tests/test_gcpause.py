@@ -24,7 +24,9 @@ def collector_on() -> Iterator[None]:
     was = gc.isenabled()
     gc.enable()
     yield
-    if not was:
+    if was:  # restore either way: a test below disables it (it left the whole rest of the suite without a collector)
+        gc.enable()
+    else:
         gc.disable()
 
 
