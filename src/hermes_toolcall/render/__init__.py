@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from .._model import Message
 from .._profiles import DialectProfile, get_profile
@@ -17,6 +17,7 @@ from ..errors import HermesError, RenderError, UsageError
 from ._calls import call_json, render_tool_call, render_tool_calls
 from ._chat import render_chat, render_thinking
 from ._results import render_tool_response, render_tool_responses
+from ._spans import SPAN_KINDS, Rendered, RenderedSpan, SpanKind, render_spans
 from ._special import (
     check_bos,
     check_special_tokens,
@@ -35,6 +36,10 @@ from ._system import (
 from ._values import normalize_messages, normalize_tools
 
 __all__ = [
+    "SPAN_KINDS",
+    "Rendered",
+    "RenderedSpan",
+    "SpanKind",
     "call_json",
     "hermes_tool_line",
     "load_special_tokens",
@@ -53,6 +58,34 @@ __all__ = [
 ]
 
 
+@overload
+def render(
+    messages: Iterable[Mapping[str, Any] | Message],
+    *,
+    tools: Iterable[Mapping[str, Any]] | None = ...,
+    dialect: str | DialectProfile = ...,
+    add_generation_prompt: bool = ...,
+    allow_injection: bool = ...,
+    special_tokens: Iterable[str] | None = ...,
+    return_spans: Literal[False] = ...,
+    **template_kwargs: Any,
+) -> str: ...
+
+
+@overload
+def render(
+    messages: Iterable[Mapping[str, Any] | Message],
+    *,
+    tools: Iterable[Mapping[str, Any]] | None = ...,
+    dialect: str | DialectProfile = ...,
+    add_generation_prompt: bool = ...,
+    allow_injection: bool = ...,
+    special_tokens: Iterable[str] | None = ...,
+    return_spans: Literal[True],
+    **template_kwargs: Any,
+) -> Rendered: ...
+
+
 def render(
     messages: Iterable[Mapping[str, Any] | Message],
     *,
@@ -61,8 +94,9 @@ def render(
     add_generation_prompt: bool = False,
     allow_injection: bool = False,
     special_tokens: Iterable[str] | None = None,
+    return_spans: bool = False,
     **template_kwargs: Any,
-) -> str:
+) -> str | Rendered:
     """Render a conversation as the dialect's prompt text.
 
     For the template-backed dialects (``hermes``, ``hermes-vllm``, ``qwen3``, ``qwen2.5``, ``qwq``)
@@ -82,11 +116,14 @@ def render(
             or round-trip check), as the official template would.
         special_tokens: strings that must appear nowhere in the conversation or the tools (a tokenizer's
             ``all_special_tokens``; ``render.special.load_special_tokens`` reads them from a file).
+        return_spans: return a ``Rendered`` (the text and the spans that partition it: which message
+            wrote each character and what it is; docs/training.md) instead of the text. The prompt is
+            then always parsed back, so it costs a parse.
         **template_kwargs: special tokens and template options, as in transformers
             (``bos_token="<|begin_of_text|>"``, ``enable_thinking=False``).
 
     Returns:
-        The prompt text.
+        The prompt text, or with ``return_spans`` a ``Rendered`` whose ``text`` is that prompt.
 
     Raises:
         RenderError: the official template would crash on this input, a value cannot be rendered, or
@@ -111,6 +148,9 @@ def render(
         if not allow_injection:
             check_bos(template_kwargs.get("bos_token"), tokens)
             check_special_tokens(tokens, msgs, tool_list)
+        if return_spans:
+            return render_spans(profile, msgs, tool_list, add_generation_prompt=add_generation_prompt,
+                                guard=not allow_injection, kwargs=template_kwargs)
         return render_chat(profile, msgs, tool_list, add_generation_prompt=add_generation_prompt,
                            guard=not allow_injection, kwargs=template_kwargs)
     except HermesError:

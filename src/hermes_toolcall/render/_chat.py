@@ -30,7 +30,7 @@ from ._writers import (
     _system_prompt,
 )
 
-__all__ = ["check_round_trip", "prescan", "render_chat", "render_thinking"]
+__all__ = ["check_round_trip", "generation_prompt_of", "prescan", "recorded_render", "render_chat", "render_thinking"]
 
 # --- hermes family ------------------------------------------------------------------------------
 
@@ -334,6 +334,13 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
     return out, n
 
 
+def generation_prompt_of(profile: DialectProfile, kwargs: Mapping[str, Any]) -> str:
+    """What ``add_generation_prompt`` appends for these template options."""
+    if profile.generation_prompt_no_thinking is not None and kwargs.get("enable_thinking", MISSING) is False:
+        return profile.generation_prompt_no_thinking
+    return profile.generation_prompt
+
+
 def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_prompt: bool,
             kwargs: Mapping[str, Any]) -> tuple[list[str], int, str]:
     """The output pieces, the number of ``<`` the renderer itself wrote, and the bos token written."""
@@ -387,6 +394,18 @@ def check_round_trip(profile: DialectProfile, messages: list[dict[str, Any]], to
     ctx = _Ctx(profile, messages, True, rec)
     out, _, bos = _render(ctx, tools, add_generation_prompt, kwargs)
     verify("".join(out), out, rec, profile=profile, bos=bos, messages=messages, tools=tools)
+
+
+def recorded_render(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None,
+                    *, add_generation_prompt: bool, guard: bool,
+                    kwargs: Mapping[str, Any]) -> tuple[str, list[str], Recorder, str, str]:
+    """The prompt rendered with a recorder (the hook of ``render(..., return_spans=True)``, see ``spans``):
+    the text, its output pieces, the recorder, the ``bos_token`` written and the generation prompt of
+    these options (appended only with ``add_generation_prompt``)."""
+    rec = Recorder()
+    ctx = _Ctx(profile, messages, guard, rec)
+    out, _, bos = _render(ctx, tools, add_generation_prompt, kwargs)
+    return "".join(out), out, rec, bos, generation_prompt_of(profile, kwargs)
 
 
 def prescan(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,
