@@ -25,7 +25,9 @@ message are one span; each call and each result is its own span):
   the whitespace a template writes between the pieces of a turn (``\\n`` between calls, ``\\n\\n``
   after ``</think>``). In an assistant turn, whitespace next to a call or reasoning block is the
   template's unless the message's own content holds it there (the content string, as given or with
-  the template's strip, is found in the text with only whitespace around it).
+  the template's strip, is found in the text with only whitespace around it). Content that is only
+  whitespace cannot be told from the template's whitespace beside it: it is taken as content where its
+  string stands, even where the template stripped it (Qwen3 after ``</think>``).
 """
 
 from __future__ import annotations

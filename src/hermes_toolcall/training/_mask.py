@@ -36,7 +36,7 @@ def train_mask(
         policy: ``all_assistant`` (every assistant turn), ``last_assistant`` (the last assistant turn),
             ``completion`` (the final message when it is an assistant turn, from the end of the dialect's
             generation prompt on: what a model served with the conversation before it writes; nothing when
-            the conversation does not end with an assistant turn).
+            the conversation does not end with an assistant turn, or ends with the generation prompt).
         include_end_of_turn: train ``<|im_end|>`` (the model learns to stop).
         include_reasoning: train the reasoning blocks (``<think>…</think>`` and the separator after).
 
@@ -64,7 +64,8 @@ def train_mask(
         turns = turns[-1:]
     elif policy == "completion":
         final = [s.message_index for s in rendered.spans if s.message_index is not None]
-        turns = [t for t in turns[-1:] if final and t[0].message_index == final[-1]]
+        prompted = bool(rendered.spans) and rendered.spans[-1].kind == "generation_prompt"
+        turns = [t for t in turns[-1:] if final and t[0].message_index == final[-1] and not prompted]
     out: list[tuple[int, int]] = []
     for spans in turns:
         start_at = 0
