@@ -10,6 +10,7 @@ call and each result is its own span of the message that holds it; messages appe
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -22,7 +23,7 @@ from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.render import SPAN_KINDS, Rendered, RenderedSpan, render
 from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, RESP_CLOSE, RESP_OPEN
 from hypothesis_stats import count, examples
-from test_render_conformance import BOS, _REGRESSIONS, request
+from test_render_conformance import _REGRESSIONS, BOS, request
 from training_strategies import conversations
 
 pytest_plugins = ["hypothesis_stats"]
@@ -58,7 +59,7 @@ def check_tiling(r: Rendered, messages: list[dict[str, Any]], *, dialect: str, a
         assert s.kind in SPAN_KINDS
         pos = s.end
     assert pos == len(text)
-    for a, b in zip(spans, spans[1:], strict=False):  # neighbours of one kind and message are one span
+    for a, b in itertools.pairwise(spans):  # neighbours of one kind and message are one span
         assert not (a.kind == b.kind and a.kind in ("content", "separator") and a.message_index == b.message_index
                     and a.role == b.role), (a, b)
     for s in spans:

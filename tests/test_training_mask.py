@@ -9,6 +9,7 @@ brute-force labelling of every token, with both straddle policies.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import warnings
 from typing import Any
@@ -97,7 +98,7 @@ def test_policies_on_a_conversation() -> None:
     assert [r.text[s:e] for s, e in train_mask(r, include_reasoning=False, include_end_of_turn=False)] == [
         call[: -len("<|im_end|>")], "done"]
     # served with enable_thinking=False, the prompt holds the empty think block: the completion is after it
-    r = render(msgs[:3] + [{"role": "assistant", "content": "done"}], dialect="qwen3", return_spans=True,
+    r = render([*msgs[:3], {"role": "assistant", "content": "done"}], dialect="qwen3", return_spans=True,
                enable_thinking=False)
     assert [r.text[s:e] for s, e in train_mask(r, "completion")] == ["done<|im_end|>"]
     assert [r.text[s:e] for s, e in train_mask(r, "last_assistant")] == ["<think>\n\n</think>\n\ndone<|im_end|>"]
@@ -114,7 +115,7 @@ def test_completion_needs_the_generation_prompt() -> None:
     r = render(msgs, dialect="qwq", return_spans=True)
     assert [r.text[s:e] for s, e in train_mask(r, "completion")] == ["hm\n</think>\n\nanswer<|im_end|>"]
     # a conversation that does not end with an assistant turn has no completion
-    r = render(msgs + [{"role": "user", "content": "more"}], dialect="qwq", return_spans=True)
+    r = render([*msgs, {"role": "user", "content": "more"}], dialect="qwq", return_spans=True)
     assert train_mask(r, "completion") == ()
     r = render(msgs, dialect="qwq", return_spans=True, add_generation_prompt=True)
     assert train_mask(r, "completion") == ()
@@ -137,7 +138,8 @@ def test_bad_arguments() -> None:
 # ---- token labels -------------------------------------------------------------------------------------------
 
 
-def brute(offsets: list[tuple[int, int]], intervals: list[tuple[int, int]], straddle: str) -> tuple[list[int], list[int]]:
+def brute(offsets: list[tuple[int, int]], intervals: list[tuple[int, int]],
+          straddle: str) -> tuple[list[int], list[int]]:
     trained = chars(tuple(intervals))
     mask, straddling = [], []
     for t, (s, e) in enumerate(offsets):
@@ -156,7 +158,7 @@ def brute(offsets: list[tuple[int, int]], intervals: list[tuple[int, int]], stra
 @st.composite
 def tokens_and_intervals(draw: st.DrawFn) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     cuts = sorted(set(draw(st.lists(st.integers(0, 60), max_size=30))) | {0, 60})
-    offsets = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False)]
+    offsets = list(itertools.pairwise(cuts))
     for _ in range(draw(st.integers(0, 3))):  # zero-width tokens, and a character split over two tokens
         p = draw(st.integers(0, 60))
         offsets.append((p, p) if draw(st.booleans()) else (p, min(60, p + 1)))

@@ -215,16 +215,16 @@ def test_transformers_mask_on_the_conformance_set(dialect: str, req: dict[str, A
 def test_the_mask_path_needs_no_torch(tmp_path: Any) -> None:
     """transformers' assistant mask and token_labels run with torch unimportable (the [test] extra pulls none)."""
     pytest.importorskip("transformers")
-    script = textwrap.dedent(f"""
+    script = textwrap.dedent("""
         import sys, warnings
         sys.modules["torch"] = None  # importing torch now fails
         from tokenizers import Tokenizer, models, pre_tokenizers
         from transformers import PreTrainedTokenizerFast
         import hermes_toolcall as ht
-        tok = Tokenizer(models.WordLevel({{"x": 0}}, unk_token="x"))
+        tok = Tokenizer(models.WordLevel({"x": 0}, unk_token="x"))
         tok.pre_tokenizer = pre_tokenizers.Split("", "isolated")
         fast = PreTrainedTokenizerFast(tokenizer_object=tok)
-        msgs = [{{"role": "user", "content": "q"}}, {{"role": "assistant", "content": "a"}}]
+        msgs = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
         out = fast.apply_chat_template(msgs, chat_template=ht.generation_template("qwen2.5"), tokenize=True,
                                        return_dict=True, return_assistant_tokens_mask=True)
         r = ht.render(msgs, dialect="qwen2.5", return_spans=True)

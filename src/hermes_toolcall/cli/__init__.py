@@ -25,6 +25,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 
 SUBCOMMANDS: tuple[str, ...] = (
     "render", "parse", "convert", "stream", "validate", "convert-dataset", "conformance",
     "view",
+    "training-data", "check-training",
 )
 
 

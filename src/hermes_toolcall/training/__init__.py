@@ -20,7 +20,7 @@ from . import _codes  # noqa: F401  (registers HT700-HT719)
 from ._check import FINDING_CODES, FindingKind, TrainingFinding, TrainingReport, check_training_render
 from ._mask import POLICIES, MaskPolicy, train_mask
 from ._templates import GENERATION_DIALECTS, TemplateSourceWarning, generation_template, strip_generation_tags
-from ._tokens import IGNORE_INDEX, StraddlePolicy, TokenBoundaryWarning, TokenLabels, token_labels
+from ._tokens import IGNORE_INDEX, StraddlePolicy, TokenBoundaryWarning, TokenLabels, load_tokenizer, token_labels
 
 __all__ = [
     "FINDING_CODES",
@@ -41,6 +41,7 @@ __all__ = [
     "TrainingReport",
     "check_training_render",
     "generation_template",
+    "load_tokenizer",
     "render",
     "strip_generation_tags",
     "token_labels",

@@ -38,7 +38,7 @@ FINDING_CODES: dict[FindingKind, str] = {
     "text_differs": "HT702",
     "prompt_not_renderable": "HT704",
 }
-_EXCERPT = 24
+_EXCERPT = 40
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,8 +102,10 @@ def check_training_render(
     >>> r = check_training_render([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"},
     ...                            {"role": "user", "content": "And?"}, {"role": "assistant", "content": "Done"}],
     ...                           dialect="qwen3")
-    >>> [(f.kind, f.offset, f.message_index, f.expected, f.found) for f in r.findings]
-    [('history_rewritten', 52, 1, 'Hello<|im_end|>\\n<|im_sta', '<think>\\n\\n</think>\\n\\nHello')]
+    >>> [(f.kind, f.offset, f.message_index) for f in r.findings]
+    [('history_rewritten', 52, 1)]
+    >>> r.findings[0].expected, r.findings[0].found
+    ('Hello<|im_end|>\\n<|im_start|>user\\nAnd?<|i', '<think>\\n\\n</think>\\n\\nHello<|im_end|>\\n')
     """
     if text is not None and not isinstance(text, str):
         raise UsageError(f"text must be a string, got {type(text).__name__}")

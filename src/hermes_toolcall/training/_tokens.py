@@ -29,7 +29,8 @@ from ..errors import UsageError
 from ..render import Rendered
 from ._mask import MaskPolicy, train_mask
 
-__all__ = ["IGNORE_INDEX", "StraddlePolicy", "TokenBoundaryWarning", "TokenLabels", "encode", "token_labels"]
+__all__ = ["IGNORE_INDEX", "StraddlePolicy", "TokenBoundaryWarning", "TokenLabels", "encode", "load_tokenizer",
+           "token_labels"]
 
 #: The label of a token that is not trained (PyTorch's ``CrossEntropyLoss`` ignore index).
 IGNORE_INDEX = -100
@@ -157,7 +158,7 @@ def encode(tokenizer: Any, text: str) -> tuple[list[int], list[tuple[int, int]]]
         UsageError: the tokenizer gives no offsets, or a path needs the ``training`` extra.
     """
     if isinstance(tokenizer, (str, os.PathLike)):
-        tokenizer = _load(os.fspath(tokenizer))
+        tokenizer = load_tokenizer(tokenizer)
     if type(tokenizer).__module__.split(".")[0] == "tokenizers":
         encoding = tokenizer.encode(text, add_special_tokens=False)
         return list(encoding.ids), [tuple(o) for o in encoding.offsets]
@@ -179,7 +180,13 @@ def encode(tokenizer: Any, text: str) -> tuple[list[int], list[tuple[int, int]]]
     return ids, offsets
 
 
-def _load(path: str) -> Any:
+def load_tokenizer(path: str | os.PathLike[str]) -> Any:
+    """A ``tokenizers.Tokenizer`` read from a ``tokenizer.json`` (the ``training`` extra).
+
+    Raises:
+        UsageError: ``tokenizers`` is not installed, or the file cannot be read.
+    """
+    path = os.fspath(path)
     try:
         tokenizers = importlib.import_module("tokenizers")
     except ImportError as exc:
