@@ -30,7 +30,7 @@ from ._writers import (
     _system_prompt,
 )
 
-__all__ = ["check_round_trip", "generation_prompt_of", "prescan", "recorded_render", "render_chat", "render_thinking"]
+__all__ = ["check_round_trip", "prescan", "recorded_render", "render_chat", "render_thinking"]
 
 # --- hermes family ------------------------------------------------------------------------------
 
@@ -334,13 +334,6 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
     return out, n
 
 
-def generation_prompt_of(profile: DialectProfile, kwargs: Mapping[str, Any]) -> str:
-    """What ``add_generation_prompt`` appends for these template options."""
-    if profile.generation_prompt_no_thinking is not None and kwargs.get("enable_thinking", MISSING) is False:
-        return profile.generation_prompt_no_thinking
-    return profile.generation_prompt
-
-
 def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_prompt: bool,
             kwargs: Mapping[str, Any]) -> tuple[list[str], int, str]:
     """The output pieces, the number of ``<`` the renderer itself wrote, and the bos token written."""
@@ -404,8 +397,9 @@ def recorded_render(profile: DialectProfile, messages: list[dict[str, Any]], too
     these options (appended only with ``add_generation_prompt``)."""
     rec = Recorder()
     ctx = _Ctx(profile, messages, guard, rec)
-    out, _, bos = _render(ctx, tools, add_generation_prompt, kwargs)
-    return "".join(out), out, rec, bos, generation_prompt_of(profile, kwargs)
+    out, _, bos = _render(ctx, tools, True, kwargs)  # the generation prompt is always the last piece
+    prompt = out[-1] if add_generation_prompt else out.pop()
+    return "".join(out), out, rec, bos, prompt
 
 
 def prescan(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,
