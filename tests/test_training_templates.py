@@ -83,24 +83,33 @@ def _both(source: str, tagged: str, req: dict[str, Any]) -> bool:
     return out[0] is not None
 
 
-@pytest.mark.parametrize("dialect", GENERATION_DIALECTS)
+def _tagged(name: str) -> tuple[str, str]:
+    """(official text, the text with the recipe's tags) of a template file (every recipe, whether or not its
+    dialect has landed: the XML-body ones are checked here before their render exists)."""
+    source = template_source(name)
+    out = source
+    for edit in _RECIPES[name].edits:
+        assert out.count(edit.old) == 1
+        out = out.replace(edit.old, edit.new)
+    return source, out
+
+
+@pytest.mark.parametrize("name", sorted(_RECIPES))
 @settings(max_examples=examples(100))
 @given(req=request())
-def test_without_tags_renders_as_the_official_template(dialect: str, req: dict[str, Any]) -> None:
-    source = _official(dialect)
-    rendered = _both(source, generation_template(dialect, source), req)
+def test_without_tags_renders_as_the_official_template(name: str, req: dict[str, Any]) -> None:
+    rendered = _both(*_tagged(name), req)
     count("generation template = official (conformance set): rendered" if rendered else
           "generation template = official (conformance set): both crash")
 
 
-@pytest.mark.parametrize("dialect", GENERATION_DIALECTS)
+@pytest.mark.parametrize("name", sorted(_RECIPES))
 @settings(max_examples=examples(60))
 @given(rec=conversations(), add_generation_prompt=st.booleans())
-def test_without_tags_renders_as_the_official_template_training_set(dialect: str, rec: dict[str, Any],
+def test_without_tags_renders_as_the_official_template_training_set(name: str, rec: dict[str, Any],
                                                                      add_generation_prompt: bool) -> None:
-    source = _official(dialect)
     req = {**rec, "add_generation_prompt": add_generation_prompt}
-    if _both(source, generation_template(dialect, source), req):
+    if _both(*_tagged(name), req):
         count("generation template = official (training set)")
 
 

@@ -174,9 +174,97 @@ _RECIPES: dict[str, _Recipe] = {
             _Edit(old=_END_ESC, new=_END_ESC_GEN),
         ),
     ),
+    # the XML-body templates (chatml-family.md): recipes ready for the dialects as their render lands
+    "Qwen3-Coder.jinja": _Recipe(
+        sha256="d287fb2edf144207f868ae1b282755dc19db2a3f1c5b3a3d57e9e5abffa98392",
+        edits=(
+            _Edit(
+                old="""        {{- '<|im_start|>' + message.role }}
+        {%- if message.content is defined and message.content is string and message.content | trim | length > 0 %}
+            {{- '\\n' + message.content | trim + '\\n' }}
+        {%- endif %}
+        {%- for tool_call in message.tool_calls %}
+            {%- if tool_call.function is defined %}
+                {%- set tool_call = tool_call.function %}
+            {%- endif %}
+            {{- '\\n<tool_call>\\n<function=' + tool_call.name + '>\\n' }}""",
+                new="""        {{- '<|im_start|>' + message.role + '\\n' }}""" + GEN + """
+        {%- if message.content is defined and message.content is string and message.content | trim | length > 0 %}
+            {{- message.content | trim + '\\n' }}
+        {%- endif %}
+        {%- for tool_call in message.tool_calls %}
+            {%- if tool_call.function is defined %}
+                {%- set tool_call = tool_call.function %}
+            {%- endif %}
+            {{- ('\\n' if (not loop.first or (message.content is defined and message.content is string and """
+                """message.content | trim | length > 0)) else '') + '<tool_call>\\n<function=' + tool_call.name + '>\\n' }}""",
+            ),
+            _Edit(old="{{- '<|im_end|>\\n' }}\n    {%- elif message.role == \"user\" or message.role == \"system\" or "
+                      "message.role == \"assistant\" %}",
+                  new="{{- '<|im_end|>' }}" + END + "{{- '\\n' }}\n    {%- elif message.role == \"user\" or "
+                      "message.role == \"system\" or message.role == \"assistant\" %}"),
+            _Edit(old=_PLAIN_ESC, new=_PLAIN_ESC_GEN),
+        ),
+    ),
+    "Qwen3.5-4B.jinja": _Recipe(
+        sha256="a4aee8afcf2e0711942cf848899be66016f8d14a889ff9ede07bca099c28f715",
+        edits=(
+            _Edit(
+                old="""        {%- if loop.index0 > ns.last_query_index %}
+            {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content + '\\n</think>\\n\\n' + content }}
+        {%- else %}
+            {{- '<|im_start|>' + message.role + '\\n' + content }}
+        {%- endif %}""",
+                new="""        {{- '<|im_start|>' + message.role + '\\n' }}""" + GEN + """
+        {%- if loop.index0 > ns.last_query_index %}
+            {{- '<think>\\n' + reasoning_content + '\\n</think>\\n\\n' + content }}
+        {%- else %}
+            {{- '' + content }}
+        {%- endif %}""",
+            ),
+            _Edit(old=_END_ESC, new=_END_ESC_GEN),
+        ),
+    ),
+    "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja": _Recipe(
+        sha256="ab7813c3abdd9cb655905a410728b26c7884eca45ddfab8d9f931553485a7862",
+        edits=(
+            _Edit(old="            {{- '<|im_start|>assistant\\n' }}\n                {%- set include_content",
+                  new="            {{- '<|im_start|>assistant\\n' }}" + GEN + "\n                {%- set include_content"),
+            _Edit(old="                {{- '<|im_end|>\\n' }}\n        {%- else %}",
+                  new="                {{- '<|im_end|>' }}" + END + "{{- '\\n' }}\n        {%- else %}"),
+            _Edit(old="{{- '<|im_start|>assistant\\n' ~ (content | default('', true) | string | trim) ~ '<|im_end|>\\n' }}",
+                  new="{{- '<|im_start|>assistant\\n' }}" + GEN + "{{- (content | default('', true) | string | trim) ~ "
+                      "'<|im_end|>' }}" + END + "{{- '\\n' }}"),
+            _Edit(old="{{- '<|im_start|>assistant\\n' ~ c ~ '<|im_end|>\\n' }}",
+                  new="{{- '<|im_start|>assistant\\n' }}" + GEN + "{{- c ~ '<|im_end|>' }}" + END + "{{- '\\n' }}"),
+            _Edit(old="{{- '<|im_start|>assistant\\n<|im_end|>\\n' }}",
+                  new="{{- '<|im_start|>assistant\\n' }}" + GEN + "{{- '<|im_end|>' }}" + END + "{{- '\\n' }}"),
+        ),
+    ),
+    "StepFun3.5-Flash.jinja": _Recipe(
+        sha256="b18b99dff7261214c43e0402cba9f573e3240be6f9bb7ccaa54bb8df97e49dca",
+        edits=(
+            _Edit(
+                old="""        {%- if loop.index0 > ns.last_query_index %}
+            {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content + '\\n</think>\\n' + content }}
+        {%- else %}
+            {{- '<|im_start|>' + message.role + '\\n' + content }}
+        {%- endif %}""",
+                new="""        {{- '<|im_start|>' + message.role + '\\n' }}""" + GEN + """
+        {%- if loop.index0 > ns.last_query_index %}
+            {{- '<think>\\n' + reasoning_content + '\\n</think>\\n' + content }}
+        {%- else %}
+            {{- '' + content }}
+        {%- endif %}""",
+            ),
+            _Edit(old="        {{- '<|im_end|>\\n' }}\n    {%- elif message.role == \"tool\" %}",
+                  new="        {{- '<|im_end|>' }}" + END + "{{- '\\n' }}\n    {%- elif message.role == \"tool\" %}"),
+        ),
+    ),
 }
 
-#: The dialects ``generation_template`` knows (those with an official template and a recipe).
+#: The dialects ``generation_template`` knows (an official template, a recipe, and transformers' mask checked
+#: against ``train_mask``).
 GENERATION_DIALECTS: tuple[str, ...] = ("hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq")
 
 
