@@ -197,7 +197,8 @@ _RECIPES: dict[str, _Recipe] = {
                 {%- set tool_call = tool_call.function %}
             {%- endif %}
             {{- ('\\n' if (not loop.first or (message.content is defined and message.content is string and """
-                """message.content | trim | length > 0)) else '') + '<tool_call>\\n<function=' + tool_call.name + '>\\n' }}""",
+                """message.content | trim | length > 0)) else '') + '<tool_call>\\n<function=' + tool_call.name + """
+                """'>\\n' }}""",
             ),
             _Edit(old="{{- '<|im_end|>\\n' }}\n    {%- elif message.role == \"user\" or message.role == \"system\" or "
                       "message.role == \"assistant\" %}",
@@ -229,10 +230,12 @@ _RECIPES: dict[str, _Recipe] = {
         sha256="ab7813c3abdd9cb655905a410728b26c7884eca45ddfab8d9f931553485a7862",
         edits=(
             _Edit(old="            {{- '<|im_start|>assistant\\n' }}\n                {%- set include_content",
-                  new="            {{- '<|im_start|>assistant\\n' }}" + GEN + "\n                {%- set include_content"),
+                  new="            {{- '<|im_start|>assistant\\n' }}" + GEN
+                      + "\n                {%- set include_content"),
             _Edit(old="                {{- '<|im_end|>\\n' }}\n        {%- else %}",
                   new="                {{- '<|im_end|>' }}" + END + "{{- '\\n' }}\n        {%- else %}"),
-            _Edit(old="{{- '<|im_start|>assistant\\n' ~ (content | default('', true) | string | trim) ~ '<|im_end|>\\n' }}",
+            _Edit(old="{{- '<|im_start|>assistant\\n' ~ (content | default('', true) | string | trim) ~ "
+                      "'<|im_end|>\\n' }}",
                   new="{{- '<|im_start|>assistant\\n' }}" + GEN + "{{- (content | default('', true) | string | trim) ~ "
                       "'<|im_end|>' }}" + END + "{{- '\\n' }}"),
             _Edit(old="{{- '<|im_start|>assistant\\n' ~ c ~ '<|im_end|>\\n' }}",
