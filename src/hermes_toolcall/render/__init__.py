@@ -16,6 +16,7 @@ from .._profiles import DialectProfile, get_profile
 from ..errors import HermesError, RenderError, UsageError
 from ._calls import call_json, render_tool_call, render_tool_calls
 from ._chat import render_chat, render_thinking
+from ._oracle import TEMPLATES_ENV, template_path
 from ._results import render_tool_response, render_tool_responses
 from ._spans import SPAN_KINDS, Rendered, RenderedSpan, SpanKind, render_spans
 from ._special import (
@@ -37,6 +38,7 @@ from ._values import normalize_messages, normalize_tools
 
 __all__ = [
     "SPAN_KINDS",
+    "TEMPLATES_ENV",
     "Rendered",
     "RenderedSpan",
     "SpanKind",
@@ -55,6 +57,7 @@ __all__ = [
     "render_tool_response",
     "render_tool_responses",
     "special_tokens_from",
+    "template_path",
 ]
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from .._profiles import DialectProfile, get_profile
 from ..errors import UsageError
+from ..render import TEMPLATES_ENV, template_path
 
 __all__ = ["GENERATION_DIALECTS", "TemplateSourceWarning", "generation_template", "strip_generation_tags"]
 
@@ -304,8 +305,6 @@ def generation_template(dialect: str | DialectProfile, source: str | None = None
         known = ", ".join(GENERATION_DIALECTS)
         raise UsageError(f"no generation template for dialect {profile.name!r} (known: {known})")
     if source is None:
-        from ..render._oracle import TEMPLATES_ENV, template_path
-
         assert profile.template is not None
         path = template_path(profile.template, templates)
         try:
