@@ -163,7 +163,7 @@ def _tokenizers(kind: str) -> tuple[Any, Any]:
 
 
 def _compare(dialect: str, kind: str, rec: dict[str, Any], add_generation_prompt: bool) -> str:
-    from transformers.utils.chat_template_utils import render_jinja_template
+    from transformers.utils.chat_template_utils import _normalize_chat_messages, render_jinja_template
 
     tok, fast = _tokenizers(kind)
     template = generation_template(dialect)
@@ -176,7 +176,8 @@ def _compare(dialect: str, kind: str, rec: dict[str, Any], add_generation_prompt
     text = fast.apply_chat_template(msgs, tools=tools, chat_template=template, tokenize=False,
                                     add_generation_prompt=add_generation_prompt, **kwargs)
     assert text == r.text  # transformers renders what render renders (the oracle is transformers)
-    rendered, indices = render_jinja_template(conversations=[msgs], tools=tools, chat_template=template,
+    plain = _normalize_chat_messages(msgs)  # apply_chat_template's own first step (None-valued keys dropped)
+    rendered, indices = render_jinja_template(conversations=[plain], tools=tools, chat_template=template,
                                               return_assistant_tokens_mask=True,
                                               add_generation_prompt=add_generation_prompt, **kwargs)
     assert rendered[0] == r.text
