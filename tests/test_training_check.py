@@ -115,7 +115,7 @@ SKEW_ROWS: list[tuple[dict[str, Any], dict[str, set[str]]]] = [
                    {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2"}]},
      {"qwq": {"HT700"}, "qwen3": {"HT701"}}),
     ({"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "<think>\nr\n</think>\n\nA"}]},
-     {}),
+     {"omp": {"HT704"}}),  # omp writes reasoning from reasoning_content only: a think block in content is refused
     ({"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]}, {}),
 ]
 
@@ -132,7 +132,9 @@ def test_check_training_flags_exactly_the_skewed_rows(dialect: str, tmp_path: Pa
     status = main(["check-training", str(path), "--dialect", dialect, "--bos-token", BOS])
     out, err = capsys.readouterr()
     flagged: dict[int, set[str]] = {}
-    for line in out.splitlines():
+    for line in (out + err).splitlines():  # findings on standard output, unrenderable records (HT704) on error
+        if not line.startswith(f"{path}:"):
+            continue
         where, code, _, _, record, *_ = line.split(" ")
         assert where.startswith(f"{path}:") and record == f"{int(where.split(':')[1])}:"
         flagged.setdefault(int(where.split(":")[1]), set()).add(code)

@@ -395,10 +395,13 @@ def recorded_render(profile: DialectProfile, messages: list[dict[str, Any]], too
     """The prompt rendered with a recorder (the hook of ``render(..., return_spans=True)``, see ``spans``):
     the text, its output pieces, the recorder, the ``bos_token`` written and the generation prompt of
     these options (appended only with ``add_generation_prompt``)."""
-    rec = Recorder()
+    rec = Recorder(reasoning_is_structure(profile))
     ctx = _Ctx(profile, messages, guard, rec)
-    out, _, bos = _render(ctx, tools, True, kwargs)  # the generation prompt is always the last piece
-    prompt = out[-1] if add_generation_prompt else out.pop()
+    out, _, bos = _render(ctx, tools, add_generation_prompt, kwargs)
+    if add_generation_prompt:
+        prompt = out[-1]  # the generation prompt is the last piece
+    else:  # rendered once more with it, without the guard, to know it
+        prompt = _render(_Ctx(profile, messages, False), tools, True, kwargs)[0][-1]
     return "".join(out), out, rec, bos, prompt
 
 

@@ -42,7 +42,7 @@ from .._model import InvalidToolCall, Reasoning, ToolCall, ToolResponse, Transcr
 from .._profiles import DialectProfile
 from ..errors import RenderError
 from ..tags import THINK_CLOSE
-from ._chat import recorded_render
+from ._chat import recorded_render, render_chat
 from ._results import content_text
 from ._roundtrip import Recorder, _divergence, verify
 
@@ -130,6 +130,8 @@ def render_spans(profile: DialectProfile, messages: list[dict[str, Any]], tools:
         RenderError: the prompt would not parse back to this conversation (with ``guard``, the
             round-trip guard's own error; without, spans cannot be given for it).
     """
+    if guard:  # the same refusals as render, raised by the same checks
+        render_chat(profile, messages, tools, add_generation_prompt=add_generation_prompt, guard=True, kwargs=kwargs)
     text, pieces, rec, bos, prompt = recorded_render(profile, messages, tools,
                                                      add_generation_prompt=add_generation_prompt, guard=guard,
                                                      kwargs=kwargs)
