@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_toolcall import RenderError, UsageError, parse_transcript, render
+from hermes_toolcall import RenderError, UsageError, parse_transcript, render, render_tool_call, render_tool_calls
 from hermes_toolcall._model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock
 from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.conformance._generate import FRAGMENTS
@@ -512,3 +512,12 @@ def test_render_raises_only_hermes_errors(dialect: str, messages: Any, tools: An
     except (RenderError, UsageError):
         pass
     count("render totality")
+
+
+def test_render_tool_call_in_a_dialect_whose_prompt_opens_reasoning() -> None:
+    """Regression: QwQ's generation prompt opens ``<think>``, and the guard read the lone block as reasoning, so
+    ``render_tool_call(..., dialect="qwq")`` refused every call."""
+    assert render_tool_call({"name": "f", "arguments": {"a": 1}}, dialect="qwq") == (
+        '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
+    )
+    assert render_tool_calls([{"name": "f", "arguments": {}}] * 2, dialect="qwq").count("<tool_call>") == 2

@@ -376,7 +376,9 @@ def verify_call_block(block: str, name: Any, args: Any, profile: DialectProfile)
         return
     from .._parse import parse_completion  # local import: parse imports the grammar engine
 
-    completion = parse_completion(block, dialect=profile, max_block_chars=len(block) + 1, ids=sequential_ids())
+    # a lone block is read from outside any reasoning block, whatever the dialect's generation prompt opens (QwQ)
+    completion = parse_completion(block, dialect=profile, max_block_chars=len(block) + 1, ids=sequential_ids(),
+                                  starts_in_reasoning=False)
     structure = [p for p in completion.parts if not (isinstance(p, Text) and not p.text.strip(_WS))]
     calls = [p for p in structure if isinstance(p, ToolCall)]
     if (len(structure) == 1 and len(calls) == 1 and completion.end is None and calls[0].name == jinja_str(name)
