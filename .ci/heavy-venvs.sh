@@ -34,7 +34,7 @@ build() {  # build NAME REQUIREMENT...
         echo "${*:2} built $(date -u +%FT%TZ)" > "$dir/$STAMP"
         echo "== heavy venv $dir: built"
     fi
-    "$dir/bin/python" -m pip install --quiet "${DEPS[@]}" "pytest>=8.0"  # tests/integrations/inside/ run in it
+    "$dir/bin/python" -m pip install --quiet "${DEPS[@]}" "pytest>=8.0" "hypothesis>=6.100"  # tests/integrations/inside/ run in it (hypothesis: check_xgrammar.py)
 }
 
 mkdir -p "$CACHE"

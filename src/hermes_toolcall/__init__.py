@@ -49,6 +49,7 @@ from .errors import (
     UsageError,
     ValidationError,
 )
+from .grammar_export import llguidance_grammar, outlines_regex, xgrammar_structural_tag
 from .render import (
     load_special_tokens,
     render,
@@ -163,10 +164,12 @@ __all__ = [
     "generation_prompt_state",
     "generation_template",
     "get_profile",
+    "llguidance_grammar",
     "load_special_tokens",
     "messages_from_openai",
     "messages_to_openai",
     "openai_ids",
+    "outlines_regex",
     "parse_completion",
     "parse_completion_with",
     "parse_transcript",
@@ -185,4 +188,5 @@ __all__ = [
     "validate",
     "validate_dataset",
     "validate_record",
+    "xgrammar_structural_tag",
 ]

@@ -26,6 +26,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "render", "parse", "convert", "stream", "validate", "convert-dataset", "conformance",
     "view",
     "training-data", "check-training",
+    "grammar",
 )
 
 

@@ -1,0 +1,97 @@
+"""The tree as one regular expression for outlines-core (JSON values through its own schema compiler).
+
+The whole pattern is anchored at the end (``…$``): outlines-core 0.2.14's ``Index`` drops every token
+that leaves an accepting state for a non-accepting one (``regex-automata`` reports a match one byte
+late and the index reads that flag as "complete"), so ``a(?:bc)?`` cannot produce ``abc`` unanchored.
+With the anchor no state is a match before the end of the text and every edge is kept. A pattern
+that can match ``""`` cannot carry the anchor (the index then has no universal start state), and an
+unanchored empty alternative (``…$|``) brings the bug back for every one-byte token at the start, so
+the regex leaves the empty completion out: ``(?:<non-empty>)$``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ._ir import Alt, Block, Free, Json, Lit, Node, Pattern, Rep, Seq, Tag, avoiding, escape
+
+__all__ = ["anchored", "to_regex"]
+
+JsonRegex = Callable[[Json], str]
+
+
+def _count(node: Rep, low: int | None = None) -> str:
+    lo = node.low if low is None else low
+    if node.high is None:
+        return "*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}"
+    return f"{{{lo},{node.high}}}"
+
+
+def to_regex(tree: Node, *, json_regex: JsonRegex) -> str:
+    """The regex for ``tree``; ``json_regex`` writes one JSON value's regex (outlines-core's compiler)."""
+    if isinstance(tree, (Lit, Tag)):
+        return escape(tree.text)
+    if isinstance(tree, Free):
+        return avoiding(tree.excludes)
+    if isinstance(tree, Pattern):
+        return f"(?:{tree.regex})"
+    if isinstance(tree, Json):
+        return f"(?:{json_regex(tree)})"
+    if isinstance(tree, Block):
+        return "".join(to_regex(n, json_regex=json_regex) for n in (tree.head, tree.arguments, tree.tail))
+    if isinstance(tree, Seq):
+        return "".join(to_regex(n, json_regex=json_regex) for n in tree.items)
+    if isinstance(tree, Alt):
+        return "(?:" + "|".join(to_regex(n, json_regex=json_regex) for n in tree.options) + ")"
+    if isinstance(tree, Rep):
+        return f"(?:{to_regex(tree.node, json_regex=json_regex)})" + _count(tree)
+    raise TypeError(tree)
+
+
+def nullable(tree: Node) -> bool:
+    """Whether ``tree`` matches the empty text."""
+    if isinstance(tree, (Lit, Tag)):
+        return not tree.text
+    if isinstance(tree, Free):
+        return True
+    if isinstance(tree, Pattern):
+        return re.fullmatch(tree.regex, "") is not None
+    if isinstance(tree, (Json, Block)):
+        return False
+    if isinstance(tree, Seq):
+        return all(nullable(n) for n in tree.items)
+    if isinstance(tree, Alt):
+        return any(nullable(n) for n in tree.options)
+    if isinstance(tree, Rep):
+        return tree.low == 0 or nullable(tree.node)
+    raise TypeError(tree)
+
+
+def _nonempty(tree: Node, json_regex: JsonRegex) -> str:
+    """The regex for what ``tree`` matches, the empty text excepted."""
+    if not nullable(tree):
+        return to_regex(tree, json_regex=json_regex)
+    if isinstance(tree, Free):
+        return avoiding(tree.excludes, nonempty=True)
+    if isinstance(tree, Seq):  # the first item that is not empty, then the rest as they are
+        items = tree.items
+        return "(?:" + "|".join(
+            _nonempty(items[i], json_regex) + "".join(to_regex(n, json_regex=json_regex) for n in items[i + 1 :])
+            for i in range(len(items))) + ")"
+    if isinstance(tree, Alt):
+        return "(?:" + "|".join(_nonempty(n, json_regex) for n in tree.options if not _empty_only(n)) + ")"
+    if isinstance(tree, Rep):
+        rest = _count(tree, 0) if tree.high is None else f"{{0,{tree.high - 1}}}"
+        return f"(?:{_nonempty(tree.node, json_regex)}(?:{to_regex(tree.node, json_regex=json_regex)}){rest})"
+    raise TypeError(tree)
+
+
+def _empty_only(tree: Node) -> bool:
+    return isinstance(tree, (Lit, Tag)) and not tree.text
+
+
+def anchored(tree: Node, *, json_regex: JsonRegex) -> str:
+    """The regex for ``tree`` (the empty text excepted), anchored at the end so that outlines-core's ``Index`` keeps
+    every edge."""
+    return f"(?:{_nonempty(tree, json_regex)})$"

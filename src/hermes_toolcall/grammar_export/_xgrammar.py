@@ -1,0 +1,69 @@
+"""The tree as an xgrammar structural tag (the JSON vLLM's ``structural_tag`` and SGLang's ``response_format`` take).
+
+Calls become ``tag`` formats (begin, JSON-schema content, end); free text ``any_text`` with the
+markers it may not contain; the rest ``sequence``, ``or``, ``repeat`` and ``const_string``. xgrammar
+matches a tag's text against each token's decoded bytes, added tokens included, so tags stay strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._ir import Alt, Block, Free, Json, Lit, Node, Pattern, Rep, Seq, Tag
+
+__all__ = ["to_structural_tag"]
+
+
+def _const(node: Node) -> str | None:
+    if isinstance(node, (Lit, Tag)):
+        return node.text
+    if isinstance(node, Seq) and all(isinstance(n, (Lit, Tag)) for n in node.items):
+        return "".join(n.text for n in node.items if isinstance(n, (Lit, Tag)))
+    return None
+
+
+def _format(node: Node) -> dict[str, Any]:
+    text = _const(node)
+    if text is not None:
+        return {"type": "const_string", "value": text}
+    if isinstance(node, Free):
+        return {"type": "any_text", "excludes": list(node.excludes)}
+    if isinstance(node, Pattern):
+        return {"type": "regex", "pattern": node.regex}
+    if isinstance(node, Json):
+        return {"type": "json_schema", "json_schema": node.value}
+    if isinstance(node, Block):
+        begin, end = _const(node.head), _const(node.tail)
+        if begin is not None and end is not None:  # xgrammar's own form of a call
+            return {"type": "tag", "begin": begin, "content": _format(node.arguments), "end": end}
+        return _format(Seq((node.head, node.arguments, node.tail)))
+    if isinstance(node, Seq):
+        items = list(node.items)
+        elements: list[dict[str, Any]] = []
+        run: list[str] = []
+        for item in (*items, None):
+            text = _const(item) if item is not None else None
+            if text is not None:
+                run.append(text)
+                continue
+            if run:
+                elements.append({"type": "const_string", "value": "".join(run)})
+                run = []
+            if item is not None:
+                elements.append(_format(item))
+        return elements[0] if len(elements) == 1 else {"type": "sequence", "elements": elements}
+    if isinstance(node, Alt):
+        return {"type": "or", "elements": [_format(o) for o in node.options]}
+    if isinstance(node, Rep):
+        inner = _format(node.node)
+        if node.high is None and node.low in (0, 1):
+            return {"type": "star" if node.low == 0 else "plus", "content": inner}
+        if (node.low, node.high) == (0, 1):
+            return {"type": "optional", "content": inner}
+        return {"type": "repeat", "min": node.low, "max": -1 if node.high is None else node.high, "content": inner}
+    raise TypeError(node)
+
+
+def to_structural_tag(tree: Node) -> dict[str, Any]:
+    """``{"type": "structural_tag", "format": …}`` for ``tree``."""
+    return {"type": "structural_tag", "format": _format(tree)}

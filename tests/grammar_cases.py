@@ -1,0 +1,389 @@
+"""Shared by tests/test_grammar_export.py (llguidance, outlines-core) and the xgrammar check in vLLM's venv.
+
+- ``tokenizer_json()``: a byte-level BPE trained here with ``tokenizers`` (no hub download), the
+  family's tags as added tokens, as the family's real tokenizers have them.
+- Strategies: tool sets with JSON-Schema parameters, calls valid under them (nasty strings, huge
+  numbers, nested values), content and reasoning text; a request (choice, parallel, reasoning).
+- ``completion``: the text a model emits for a turn, rendered by the library's byte-exact renderer
+  (an independent path from the export, which reads only a few probe renders).
+- ``forgeries``: blocks the library itself rejects (``parse_completion(strict=True)`` or ``validate``).
+- ``walk``: a random walk over a token mask, for sampling from a grammar.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+import hermes_toolcall as ht
+from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, CLOSE, CONTROL, IM_END, IM_START, OPEN, RESP_CLOSE, RESP_OPEN
+
+HEADER = f"{IM_START}assistant\n"
+TAGS = sorted({*CONTROL, CALL_OPEN, CALL_CLOSE, RESP_OPEN, RESP_CLOSE, *OPEN.values(), *CLOSE.values()})
+DIALECTS = sorted(ht.DIALECTS)
+
+# --- a tokenizer trained here --------------------------------------------------------------------
+
+_CORPUS = [
+    '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}}\n</tool_call>',
+    '<tool_call>\n{"name":"read","arguments":{"path":"a.ts","n":2}}\n</tool_call>',
+    "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</function>\n</tool_call>",
+    "<think>\nThe user wants the weather. I will call the tool.\n</think>\n\nLet me check both.",
+    "True False None null true false 0 1 2 3 12345678901234567890 3.14 -1e-07 [] {} [1, 2] {\"k\": \"v\"}",
+    "Hello, world! Zürich 東京 😀 — a < b & c > d; print(\"</parameter>\")\n\ttabs and\r\nlines",
+]
+
+
+@functools.lru_cache(maxsize=1)
+def tokenizer_json() -> str:
+    """The path of a tokenizer.json trained on a small corpus: byte-level BPE, every tag an added token."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=420, special_tokens=TAGS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tok.train_from_iterator(_CORPUS * 20, trainer)
+    path = Path(tempfile.mkdtemp(prefix="hermes-grammar-")) / "tokenizer.json"
+    tok.save(str(path))
+    return str(path)
+
+
+def eos_id() -> int:
+    """The id of ``<|im_end|>`` (the end of a completion)."""
+    data = json.loads(Path(tokenizer_json()).read_text())
+    return next(t["id"] for t in data["added_tokens"] if t["content"] == IM_END)
+
+
+# --- tools and values ----------------------------------------------------------------------------
+
+_PIECES = ["a", "Z", " ", "\n", '"', "\\", "/", "<", ">", "&", "<b>", "é", "東", "😀", "\t", "{", "}", "[", "]",
+           ",", ":", "True", "null", "</tool_call>", "<tool_call>", "</parameter>", "<function=x>", "\x01", "\x7f",
+           "\x85", "  "]
+
+
+def _join(pieces: list[str]) -> str:
+    return "".join(pieces)
+
+
+STRINGS = st.lists(st.sampled_from(_PIECES), max_size=6).map(_join)
+
+_SCALAR_SCHEMAS = st.sampled_from([
+    {"type": "string"},
+    {"type": "integer"},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "string", "description": "a described string"},
+    {"enum": ["celsius", "fahrenheit", "a b", 'q"uote']},
+    {"enum": [1, 2, 3]},
+    {"type": ["string", "null"]},
+    {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+])
+
+NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
+_KEYS = st.from_regex(r"[a-z][a-z_]{0,7}", fullmatch=True)
+
+
+def _object_schema(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    @st.composite
+    def build(draw: Callable[..., Any]) -> dict[str, Any]:
+        keys = draw(st.lists(_KEYS, max_size=4, unique=True))
+        props = {k: draw(children) for k in keys}
+        schema: dict[str, Any] = {"type": "object", "properties": props}
+        required = [k for k in keys if draw(st.booleans())]
+        if required:
+            schema["required"] = required
+        closed = draw(st.sampled_from([None, False, True]))
+        if closed is not None:
+            schema["additionalProperties"] = closed
+        return schema
+
+    return build()
+
+
+# a free object ({"type": "object"}) costs outlines-core a large automaton (its regex nests three levels): rarer
+PROPERTY_SCHEMAS: st.SearchStrategy[Any] = st.one_of(
+    _SCALAR_SCHEMAS,
+    _SCALAR_SCHEMAS.map(lambda s: {"type": "array", "items": s}),
+    _object_schema(_SCALAR_SCHEMAS),
+).flatmap(lambda s: st.sampled_from([s] * 7 + [{"type": "object"}]))
+
+PARAMETERS = _object_schema(PROPERTY_SCHEMAS)
+
+
+def _json_values(depth: int) -> st.SearchStrategy[Any]:
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-(10**20), 10**20), STRINGS,
+                        st.floats(allow_nan=False, allow_infinity=False))
+    if depth == 0:
+        return scalars
+    inner = _json_values(depth - 1)
+    return st.one_of(scalars, st.lists(inner, max_size=2), st.dictionaries(_KEYS, inner, max_size=2))
+
+
+def values(schema: Any) -> st.SearchStrategy[Any]:
+    """Values valid under ``schema`` (the subset the strategies above produce)."""
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    if "anyOf" in schema:
+        return st.one_of([values(s) for s in schema["anyOf"]])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return st.one_of([values({"type": k}) for k in kind])
+    if kind == "string":
+        return STRINGS
+    if kind == "integer":
+        return st.integers(-(10**30), 10**30)
+    if kind == "number":
+        return st.one_of(st.integers(-(10**20), 10**20), st.floats(allow_nan=False, allow_infinity=False))
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    if kind == "array":
+        return st.lists(values(schema["items"]), max_size=3)
+    if kind == "object":
+        return arguments(schema)
+    raise AssertionError(schema)
+
+
+@st.composite
+def arguments(draw: Callable[..., Any], schema: Any) -> dict[str, Any]:
+    """An arguments object valid under ``schema``: declared keys in schema order, extras last where allowed."""
+    props = schema.get("properties")
+    if props is None:
+        return dict(draw(st.dictionaries(_KEYS, _json_values(1), max_size=3)))
+    required = set(schema.get("required", ()))
+    out = {k: draw(values(s)) for k, s in props.items() if k in required or draw(st.booleans())}
+    if schema.get("additionalProperties", True) is not False:
+        for key in draw(st.lists(_KEYS.filter(lambda k: k not in props), max_size=2, unique=True)):
+            out[key] = draw(_json_values(0))
+    return out
+
+
+@st.composite
+def tool_sets(draw: Callable[..., Any], *, min_size: int = 1) -> list[dict[str, Any]]:
+    names = draw(st.lists(NAMES, min_size=min_size, max_size=3, unique=True))
+    return [{"type": "function", "function": {"name": n, "description": f"tool {n}", "parameters": draw(PARAMETERS)}}
+            for n in names]
+
+
+def schema_of(tools: Sequence[dict[str, Any]], name: str) -> Any:
+    return next(t["function"]["parameters"] for t in tools if t["function"]["name"] == name)
+
+
+# --- requests and what the model emits for them ----------------------------------------------------
+
+
+def _prose(excluded: Sequence[str]) -> st.SearchStrategy[str]:
+    pieces = ["Sure", " ", "\n", "<", "<b>", "</b>", "<tool_", "</think", "a<", "x", "é", "😀", "{", '"', "\\", "\t"]
+    return st.lists(st.sampled_from(pieces), max_size=8).map(_join).filter(
+        lambda s: not any(m in s for m in excluded))
+
+
+CONTENT = _prose(TAGS)
+THOUGHT = _prose(TAGS)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A request and one completion the dialect's template renders for a turn valid under it."""
+
+    dialect: str
+    tools: list[dict[str, Any]]
+    tool_choice: Any
+    parallel: bool
+    reasoning: bool | None
+    text: str
+    starts_in_reasoning: bool
+    calls: list[dict[str, Any]]
+
+
+def reasoning_of(dialect: str, reasoning: bool | None) -> bool:
+    """The reasoning state a request's ``reasoning`` means (None: as the generation prompt leaves it)."""
+    if reasoning is None:
+        return ht.generation_prompt_state(dialect).starts_in_reasoning
+    return reasoning
+
+
+def possible_reasoning(dialect: str) -> list[bool | None]:
+    """The ``reasoning`` values the dialect can be in (a prompt that always opens a block cannot be False)."""
+    profile = ht.get_profile(dialect)
+    opens = ht.generation_prompt_state(dialect).starts_in_reasoning
+    out: list[bool | None] = [None, True]
+    if not opens or profile.generation_prompt_no_thinking is not None:
+        out.append(False)
+    return out
+
+
+_RENDER_TOOLS = [{"type": "function", "function": {"name": "t", "description": "d",
+                                                    "parameters": {"type": "object", "properties": {}}}}]
+
+
+def completion(dialect: str, reasoning: bool, *, thought: str, content: str, calls: list[dict[str, Any]]) -> str:
+    """The completion (after the generation prompt, before ``<|im_end|>``) the template renders for the turn."""
+    profile = ht.get_profile(dialect)
+    opens = ht.generation_prompt_state(dialect).starts_in_reasoning
+    prompt = profile.generation_prompt if reasoning else (profile.generation_prompt_no_thinking or
+                                                          profile.generation_prompt)
+    msg: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning:
+        msg["reasoning_content"] = thought
+    if calls:
+        msg["tool_calls"] = [{"id": f"c{i}", "type": "function", "function": c} for i, c in enumerate(calls)]
+    full = ht.render([{"role": "user", "content": "Hi"}, msg], tools=_RENDER_TOOLS, dialect=dialect)
+    start = full.rindex(HEADER) + len(HEADER)
+    body = full[start : full.index(IM_END, start)]
+    tail = prompt[len(HEADER):]
+    kind = ht.generation_prompt_state(dialect).reasoning or "think"
+    if reasoning and CLOSE[kind] not in body[len(tail):]:  # the template renders no reasoning: the model's own
+        return ("" if opens else OPEN[kind] + "\n") + thought + f"\n{CLOSE[kind]}\n\n" + body
+    assert body.startswith(tail), (dialect, body, tail)
+    return body[len(tail):]
+
+
+@st.composite
+def cases(draw: Callable[..., Any], dialect: str) -> Case:
+    """A request and a completion valid under it, as the dialect's template renders it."""
+    tools = draw(tool_sets())
+    choice = draw(st.sampled_from(["auto", "required", "none", "named"]))
+    parallel = draw(st.booleans())
+    reasoning = draw(st.sampled_from(possible_reasoning(dialect)))
+    names = [t["function"]["name"] for t in tools]
+    if choice == "named":
+        name = draw(st.sampled_from(names))
+        tool_choice: Any = {"type": "function", "function": {"name": name}}
+        chosen, low, high = [name], 1, 1
+    else:
+        tool_choice, chosen = choice, names
+        low = 1 if choice == "required" else 0
+        high = 0 if choice == "none" else (3 if parallel else 1)
+    count = draw(st.integers(low, high))
+    calls = []
+    for _ in range(count):
+        name = draw(st.sampled_from(chosen))
+        calls.append({"name": name, "arguments": draw(arguments(schema_of(tools, name)))})
+    state = reasoning_of(dialect, reasoning)
+    try:
+        text = completion(dialect, state, thought=draw(THOUGHT), content=draw(CONTENT), calls=calls)
+    except ht.RenderError:
+        assume(False)  # a value the renderer refuses (it would not read back): not a rendering
+        raise
+    opens = ht.generation_prompt_state(dialect).starts_in_reasoning
+    return Case(dialect=dialect, tools=tools, tool_choice=tool_choice, parallel=parallel, reasoning=reasoning,
+                text=text, starts_in_reasoning=state and opens, calls=calls)
+
+
+def problems(text: str, *, dialect: str, tools: list[dict[str, Any]], starts_in_reasoning: bool) -> list[str]:
+    """What the library finds wrong with a completion: strict parse errors, then validate's errors."""
+    try:
+        parsed = ht.parse_completion(text, dialect=dialect, strict=True, tools=tools,
+                                     starts_in_reasoning=starts_in_reasoning)
+    except ht.ParseError as exc:
+        return [str(exc)]
+    return [f"{d.code} {d.message}" for d in ht.validate(parsed, tools=tools, dialect=dialect).errors]
+
+
+# --- forged blocks ------------------------------------------------------------------------------
+
+FORGERY_KINDS = ("undeclared", "missing-required", "wrong-type", "enum", "extra", "string-arguments", "unclosed")
+
+
+def _wrong_value(schema: Any) -> Any:
+    """A value ``schema`` rejects (a type it does not allow, or outside its enum)."""
+    if "enum" in schema:
+        return "not-in-enum-\u2603"
+    kinds = schema.get("type")
+    if "anyOf" in schema:
+        kinds = [s.get("type") for s in schema["anyOf"]]
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds:
+        return [1, 2]
+    return {"wrong": [1]} if "string" in kinds or "integer" in kinds else "wrong"
+
+
+@st.composite
+def forgeries(draw: Callable[..., Any], dialect: str) -> tuple[str, Case]:
+    """A completion with one forged call: what the library rejects, in the dialect's bytes otherwise."""
+    kind = draw(st.sampled_from(FORGERY_KINDS))
+    tools = draw(tool_sets())
+    tool = draw(st.sampled_from(tools))
+    name = tool["function"]["name"]
+    schema = tool["function"]["parameters"]
+    args = draw(arguments(schema))
+    props = schema.get("properties", {})
+    if kind == "undeclared":
+        name = name + "_undeclared"
+    elif kind == "missing-required":
+        assume(schema.get("required"))
+        args.pop(schema["required"][0], None)
+    elif kind in ("wrong-type", "enum"):
+        keys = [k for k, s in props.items() if ("enum" in s) == (kind == "enum") and s != {"type": "object"}]
+        assume(keys)
+        key = draw(st.sampled_from(keys))
+        args = {k: v for k, v in args.items() if k in props}
+        args[key] = _wrong_value(props[key])
+        args = {k: args[k] for k in props if k in args}  # schema order, as the grammar writes it
+    elif kind == "extra":
+        assume(schema.get("additionalProperties") is False)
+        args["zz_extra"] = 1
+    reasoning = draw(st.sampled_from(possible_reasoning(dialect)))
+    state = reasoning_of(dialect, reasoning)
+    call = {"name": name, "arguments": args}
+    text = completion(dialect, state, thought="hmm", content="", calls=[call])
+    if kind == "string-arguments":  # the arguments object written as a JSON string holding it
+        assume(getattr(ht.get_profile(dialect), "body_kind", "json") == "json")
+        block = ht.render_tool_call(call, dialect=dialect)
+        cut = block.index('"arguments":') + len('"arguments":')
+        end = block.rindex("}")  # the envelope's own closing brace
+        arg_text = block[cut:end].strip()
+        text = text.replace(block, block[:cut] + block[cut:end].replace(arg_text, json.dumps(arg_text)) + block[end:])
+    elif kind == "unclosed":
+        text = text[: text.rindex(CALL_CLOSE)]
+    opens = ht.generation_prompt_state(dialect).starts_in_reasoning
+    case = Case(dialect=dialect, tools=tools, tool_choice="auto", parallel=True, reasoning=reasoning, text=text,
+                starts_in_reasoning=state and opens, calls=[call])
+    return kind, case
+
+
+# --- random walks ---------------------------------------------------------------------------------
+
+
+def _pick(bits: int, size: int, rng: random.Random) -> int:
+    """A uniformly random set bit of ``bits`` (a token mask as an integer, bit i = token i)."""
+    for _ in range(32):  # most masks are dense: rejection sampling
+        i = rng.randrange(size)
+        if bits >> i & 1:
+            return i
+    ids = [i for i in range(size) if bits >> i & 1]
+    return rng.choice(ids)
+
+
+def walk(mask: Callable[[], int], consume: Callable[[int], None], *, size: int, eos: int, rng: random.Random,
+         closing: Sequence[int] = (), budget: int = 120, hard: int = 600) -> list[int] | None:
+    """Tokens sampled uniformly from the mask (an integer bit set over ``size`` tokens) until the end token; past
+    ``budget`` tokens the ``closing`` ones are preferred when allowed, past ``hard`` the walk gives up (None)."""
+    out: list[int] = []
+    for step in range(hard):
+        bits = mask()
+        if not bits:
+            return None
+        if bits >> eos & 1 and (step >= budget or rng.random() < 0.15):
+            return out
+        preferred = [t for t in closing if bits >> t & 1] if step >= budget else []
+        token = rng.choice(preferred) if preferred else _pick(bits, size, rng)
+        if token == eos:
+            return out
+        consume(token)
+        out.append(token)
+    return None
