@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -182,6 +183,20 @@ def schema_of(tools: Sequence[dict[str, Any]], name: str) -> Any:
     return next(t["function"]["parameters"] for t in tools if t["function"]["name"] == name)
 
 
+def xml(dialect: str) -> bool:
+    """Whether the dialect writes XML call bodies."""
+    return getattr(ht.get_profile(dialect), "body_kind", "json") == "xml"
+
+
+def has_extras(calls: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> bool:
+    """Whether a call has an argument its tool's schema lists no property for (where the schema allows it)."""
+    for call in calls:
+        props = schema_of(tools, call["name"]).get("properties")
+        if props is not None and any(k not in props for k in call["arguments"]):
+            return True
+    return False
+
+
 # --- requests and what the model emits for them ----------------------------------------------------
 
 
@@ -230,8 +245,12 @@ _RENDER_TOOLS = [{"type": "function", "function": {"name": "t", "description": "
                                                     "parameters": {"type": "object", "properties": {}}}}]
 
 
-def completion(dialect: str, reasoning: bool, *, thought: str, content: str, calls: list[dict[str, Any]]) -> str:
-    """The completion (after the generation prompt, before ``<|im_end|>``) the template renders for the turn."""
+def completion(dialect: str, reasoning: bool, *, thought: str, content: str, calls: list[dict[str, Any]],
+               tools: list[dict[str, Any]] | None = None, allow_injection: bool = False) -> str:
+    """The completion (after the generation prompt, before ``<|im_end|>``) the template renders for the turn.
+
+    ``tools`` type an XML body's values for the renderer's guard; JSON dialects render with a stand-in tool list
+    (the Hermes template cannot render every schema in its system prompt, and the turn does not depend on it)."""
     profile = ht.get_profile(dialect)
     opens = ht.generation_prompt_state(dialect).starts_in_reasoning
     prompt = profile.generation_prompt if reasoning else (profile.generation_prompt_no_thinking or
@@ -241,7 +260,9 @@ def completion(dialect: str, reasoning: bool, *, thought: str, content: str, cal
         msg["reasoning_content"] = thought
     if calls:
         msg["tool_calls"] = [{"id": f"c{i}", "type": "function", "function": c} for i, c in enumerate(calls)]
-    full = ht.render([{"role": "user", "content": "Hi"}, msg], tools=_RENDER_TOOLS, dialect=dialect)
+    xml = getattr(profile, "body_kind", "json") == "xml"
+    full = ht.render([{"role": "user", "content": "Hi"}, msg], tools=tools if xml and tools else _RENDER_TOOLS,
+                     dialect=dialect, allow_injection=allow_injection)
     start = full.rindex(HEADER) + len(HEADER)
     body = full[start : full.index(IM_END, start)]
     tail = prompt[len(HEADER):]
@@ -275,7 +296,9 @@ def cases(draw: Callable[..., Any], dialect: str) -> Case:
         calls.append({"name": name, "arguments": draw(arguments(schema_of(tools, name)))})
     state = reasoning_of(dialect, reasoning)
     try:
-        text = completion(dialect, state, thought=draw(THOUGHT), content=draw(CONTENT), calls=calls)
+        # a blank thought: Nemotron renders an empty <think></think> that no prompt ending in <think>\n continues
+        thought = draw(THOUGHT.filter(str.strip)) if state else ""
+        text = completion(dialect, state, thought=thought, content=draw(CONTENT), calls=calls, tools=tools)
     except ht.RenderError:
         assume(False)  # a value the renderer refuses (it would not read back): not a rendering
         raise
@@ -294,9 +317,44 @@ def problems(text: str, *, dialect: str, tools: list[dict[str, Any]], starts_in_
     return [f"{d.code} {d.message}" for d in ht.validate(parsed, tools=tools, dialect=dialect).errors]
 
 
+def _xml_text_ok(value: str) -> bool:
+    """A string value the XML grammar writes (docs/constrained.md, limits): no control token, no ``<parameter=``,
+    ``<function=`` or ``</function``, and ``</parameter`` only as ``</parameter>`` followed by a character that
+    is not whitespace or ``<``."""
+    if any(m in value for m in ("<|im_start|>", "<|im_end|>", "<parameter=", "<function=", "</function")):
+        return False
+    for found in re.finditer("</parameter", value):
+        rest = value[found.end() :]
+        if not rest.startswith(">") or rest[1:2] in ("", " ", "\t", "\r", "\n", "<"):
+            return False
+    return True
+
+
+def xml_writes(case: Case) -> bool:
+    """What the XML grammars admit: declared parameters only, string values as ``_xml_text_ok`` says."""
+    if not xml(case.dialect):
+        return True
+    if has_extras(case.calls, case.tools):
+        return False
+    for call in case.calls:
+        props = next(t["function"]["parameters"] for t in case.tools
+                     if t["function"]["name"] == call["name"]).get("properties") or {}
+        for key, value in call["arguments"].items():
+            if isinstance(value, str) and "enum" not in props.get(key, {}) and not _xml_text_ok(value):
+                return False
+    return True
+
+
 # --- forged blocks ------------------------------------------------------------------------------
 
 FORGERY_KINDS = ("undeclared", "missing-required", "wrong-type", "enum", "extra", "string-arguments", "unclosed")
+
+
+def _allows_string(schema: Any) -> bool:
+    kinds = schema.get("type")
+    if "anyOf" in schema:
+        kinds = [s.get("type") for s in schema["anyOf"]]
+    return "string" in (kinds if isinstance(kinds, list) else [kinds])
 
 
 def _wrong_value(schema: Any) -> Any:
@@ -328,7 +386,9 @@ def forgeries(draw: Callable[..., Any], dialect: str) -> tuple[str, Case]:
         assume(schema.get("required"))
         args.pop(schema["required"][0], None)
     elif kind in ("wrong-type", "enum"):
-        keys = [k for k, s in props.items() if ("enum" in s) == (kind == "enum") and s != {"type": "object"}]
+        xml = getattr(ht.get_profile(dialect), "body_kind", "json") == "xml"  # an XML string value reads any text
+        keys = [k for k, s in props.items() if ("enum" in s) == (kind == "enum") and s != {"type": "object"}
+                and not (xml and kind == "wrong-type" and _allows_string(s))]
         assume(keys)
         key = draw(st.sampled_from(keys))
         args = {k: v for k, v in args.items() if k in props}
@@ -340,7 +400,7 @@ def forgeries(draw: Callable[..., Any], dialect: str) -> tuple[str, Case]:
     reasoning = draw(st.sampled_from(possible_reasoning(dialect)))
     state = reasoning_of(dialect, reasoning)
     call = {"name": name, "arguments": args}
-    text = completion(dialect, state, thought="hmm", content="", calls=[call])
+    text = completion(dialect, state, thought="hmm", content="", calls=[call], tools=tools, allow_injection=True)
     if kind == "string-arguments":  # the arguments object written as a JSON string holding it
         assume(getattr(ht.get_profile(dialect), "body_kind", "json") == "json")
         block = ht.render_tool_call(call, dialect=dialect)
@@ -370,7 +430,7 @@ def _pick(bits: int, size: int, rng: random.Random) -> int:
 
 
 def walk(mask: Callable[[], int], consume: Callable[[int], None], *, size: int, eos: int, rng: random.Random,
-         closing: Sequence[int] = (), budget: int = 120, hard: int = 600) -> list[int] | None:
+         closing: Sequence[int] = (), budget: int = 120, hard: int = 800) -> list[int] | None:
     """Tokens sampled uniformly from the mask (an integer bit set over ``size`` tokens) until the end token; past
     ``budget`` tokens the ``closing`` ones are preferred when allowed, past ``hard`` the walk gives up (None)."""
     out: list[int] = []

@@ -187,7 +187,11 @@ def build(req: Request) -> Node:
             lead = Rep(prose, 0, 1) if not f.calls_lead else alt([lead, prose])
         frames.append(seq([lead, calls, literal(f.calls_tail)]))
     if req.choice in ("auto", "none"):
-        frames.append(seq([literal(f.text_lead), content, literal(f.text_tail)]))
+        prose = seq([literal(f.text_lead), content, literal(f.text_tail)])
+        if f.empty == f.text_lead + f.text_tail:
+            frames.append(prose)
+        else:  # an empty turn is written apart (Nemotron trims the newline after its reasoning block)
+            frames.append(Rep(prose, 0, 1) if not f.empty else alt([prose, literal(f.empty)]))
     body = alt(frames)
     if not shape.reasoning or shape.kind is None:
         return body

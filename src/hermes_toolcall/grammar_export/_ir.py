@@ -192,11 +192,17 @@ def _class_escape(ch: str) -> str:
     return "\\" + ch if ch in "\\]^-[&~" else escape(ch)
 
 
-def avoiding(markers: Iterable[str], *, nonempty: bool = False) -> str:
+Guard = tuple[str, bool, str]
+
+
+def avoiding(markers: Iterable[str], *, guards: Iterable[Guard] = (), nonempty: bool = False) -> str:
     """A regex (no lookaround) for the strings that contain none of ``markers`` (``nonempty``: but not ``""``).
 
-    Every marker starts with the same character, which occurs nowhere else in any marker (``<`` for the
-    family's tags). From the automaton that tracks how much of a marker was just read: ``U`` reads a
+    ``guards`` are ``(prefix, only, chars)``: after ``prefix`` the next character must be one of ``chars``
+    (``only`` True) or must not be (False), and the text may not end right after ``prefix``.
+
+    Every marker and prefix starts with the same character, which occurs nowhere else in them (``<`` for
+    the family's tags). From the automaton that tracks how much of a marker was just read: ``U`` reads a
     partial marker cut short by a new lead character, ``T`` one broken off by any other character, ``E``
     one cut by the end of the text.
 
@@ -204,32 +210,70 @@ def avoiding(markers: Iterable[str], *, nonempty: bool = False) -> str:
     >>> rx = avoiding(["<a>", "<b"])
     >>> [bool(re.fullmatch(rx, s)) for s in ("x<a", "<<a>", "a<b", "<c>", "<a<", "<a>")]
     [True, False, False, True, True, False]
+    >>> rx = avoiding([], guards=[("</p", True, ">"), ("</p>", False, " <")])
+    >>> [bool(re.fullmatch(rx, s)) for s in ('a</p>"', "a</p> b", "a</px", "a</p", "a</p>", "a</q>")]
+    [True, False, False, False, False, True]
     """
     marks = sorted(set(markers))
-    lead = marks[0][0]
-    if any(not m or m[0] != lead or lead in m[1:] for m in marks):
-        raise ValueError(f"markers must all start with one character that occurs only there: {marks!r}")
+    rules = list(guards)
+    words = [*marks, *(g[0] for g in rules)]
+    lead = words[0][0]
+    if any(not w or w[0] != lead or lead in w[1:] for w in words):
+        raise ValueError(f"markers must all start with one character that occurs only there: {words!r}")
     trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w[1:]:
+            node = node.setdefault(ch, {})
     for m in marks:
         node = trie
         for ch in m[1:]:
-            node = node.setdefault(ch, {})
+            node = node[ch]
         node[""] = True  # a complete marker: reading it is never allowed
+    for prefix, only, chars in rules:
+        node = trie
+        for ch in prefix[1:]:
+            node = node[ch]
+        node[" guard"] = (only, frozenset(chars))
 
-    def paths(node: dict[str, Any], end: str | None) -> str:
-        """Paths through the partial markers below ``node`` ended by ``end`` (None: a breaking character)."""
-        kids = sorted(k for k in node if k)
-        options = [escape(k) + paths(node[k], end) for k in kids if "" not in node[k]]
+    def allowed(node: dict[str, Any], ch: str) -> bool:
+        rule = node.get(" guard")
+        return rule is None or (ch in rule[1]) == rule[0]
+
+    def paths(node: dict[str, Any], end: str | None) -> str | None:
+        """Paths through the partial markers below ``node`` ended by ``end`` (None: a breaking character;
+        ``""``: the end of the text); None when there is none."""
+        kids = sorted(k for k in node if len(k) == 1)
+        options = []
+        for k in kids:
+            if "" in node[k] or not allowed(node, k):
+                continue
+            rest = paths(node[k], end)
+            if rest is not None:
+                options.append(escape(k) + rest)
+        rule = node.get(" guard")
         if end is None:
-            options.append("[^" + "".join(_class_escape(c) for c in [lead, *kids]) + "]")
-        else:
+            if rule is not None and rule[0]:  # only these may follow: each is a child or breaks off
+                breaks = sorted(c for c in rule[1] if c != lead and c not in kids)
+                if breaks:
+                    options.append("[" + "".join(_class_escape(c) for c in breaks) + "]")
+            else:
+                banned = [lead, *kids, *(sorted(rule[1]) if rule is not None else [])]
+                options.append("[^" + "".join(_class_escape(c) for c in dict.fromkeys(banned)) + "]")
+        elif end == "":
+            if rule is None:
+                options.append("")
+        elif allowed(node, lead):
             options.append(end)
-        return "(?:" + "|".join(options) + ")"
+        return "(?:" + "|".join(options) + ")" if options else None
 
-    back = paths(trie, escape(lead))  # U: back to the lead
+    head = escape(lead)
+    back = paths(trie, head)  # U: back to the lead
     out = paths(trie, None)  # T: broken off
     tail = paths(trie, "")  # E: the text ends inside a partial marker (or right after the lead)
-    head = escape(lead)
-    step = f"(?:[^{_class_escape(lead)}]|{head}{back}*{out})"
-    end = f"{head}{back}*{tail}"
-    return f"{step}*(?:{end})?" if not nonempty else f"(?:{step}+(?:{end})?|{end})"
+    loop = f"{back}*" if back is not None else ""
+    step = f"(?:[^{_class_escape(lead)}]" + (f"|{head}{loop}{out}" if out is not None else "") + ")"
+    end = f"{head}{loop}{tail}" if tail is not None else None
+    if nonempty:
+        return f"(?:{step}+(?:{end})?|{end})" if end is not None else f"{step}+"
+    return f"{step}*(?:{end})?" if end is not None else f"{step}*"

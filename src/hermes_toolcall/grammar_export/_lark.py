@@ -57,13 +57,17 @@ class _Writer:
         return unique
 
     def lexical(self, node: Node) -> bool:
-        """Text the lexer can match as (part of) one terminal."""
+        """Text the lexer can match as (part of) one terminal.
+
+        An optional or repeated sequence is not: llguidance's lexer is greedy and does not give back what it read,
+        so a terminal that ends with an optional ``<parameter=a>…`` would take the ``<`` of a ``</function>``
+        that follows and fail on the ``/``. As its own rule, the parser chooses between the two lexemes."""
         if isinstance(node, (Lit, Free, Pattern)):
             return True
         if isinstance(node, Tag):
             return not self.is_token(node.text)
-        if isinstance(node, Rep):
-            return self.lexical(node.node)
+        if isinstance(node, Rep):  # a repeated literal (``"\n"*``) is; an optional part is its own rule
+            return isinstance(node.node, Lit)
         if isinstance(node, (Seq, Alt)):
             items = node.items if isinstance(node, Seq) else node.options
             return bool(items) and all(self.lexical(n) for n in items)

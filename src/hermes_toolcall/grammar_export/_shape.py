@@ -46,6 +46,7 @@ class Frames:
         calls_tail: after the last call.
         text_lead: before the content of a turn without calls.
         text_tail: after that content.
+        empty: a turn with neither content nor calls (Nemotron trims its reasoning block's newline then).
     """
 
     calls_lead: str
@@ -55,6 +56,7 @@ class Frames:
     calls_tail: str
     text_lead: str
     text_tail: str
+    empty: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +153,7 @@ def _frames(profile: DialectProfile, reasoning: bool, prompt_tail: str) -> tuple
     calls_only = completion("", 2)
     with_content = completion(_CONTENT, 2)
     text_only = completion(_CONTENT, 0)
+    empty = completion("", 0)
     first = calls_only.find(CALL_OPEN)
     end1 = calls_only.find(CALL_CLOSE, first) + len(CALL_CLOSE)
     second = calls_only.find(CALL_OPEN, end1)
@@ -173,6 +176,7 @@ def _frames(profile: DialectProfile, reasoning: bool, prompt_tail: str) -> tuple
         calls_tail=calls_only[end2:],
         text_lead=text_only[:at],
         text_tail=text_only[at + len(_CONTENT):],
+        empty=empty,
     )
     return frames, pre
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: grammar_cases
 
-from grammar_cases import DIALECTS, cases, completion, eos_id, forgeries, problems, tokenizer_json
+from grammar_cases import DIALECTS, cases, completion, eos_id, forgeries, problems, tokenizer_json, xml_writes
 from hermes_toolcall.grammar_export import (
     llguidance_grammar,
     outlines_regex,
@@ -72,7 +72,7 @@ def _request(case: Any) -> dict[str, Any]:
 def test_renderings_of_valid_calls_are_accepted(dialect: str, data: st.DataObject) -> None:
     case = data.draw(cases(dialect))
     assert problems(case.text, dialect=dialect, tools=case.tools, starts_in_reasoning=case.starts_in_reasoning) == []
-    assert xg_accepts(xgrammar_structural_tag(case.tools, **_request(case)), case.text), case
+    assert xg_accepts(xgrammar_structural_tag(case.tools, **_request(case)), case.text) == xml_writes(case), case
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
