@@ -224,3 +224,24 @@ def test_cli_parse_openai_of_a_crlf_file(tmp_path: Any) -> None:
         assert (run.returncode, run.stderr) == (0, "")
         outputs.append(run.stdout)
     assert outputs[0] == outputs[1]  # the rendering is LF: the same conversation, as the template writes it
+
+
+def test_regression_tool_result_ending_in_cr_keeps_it() -> None:
+    """CI find (test_render_roundtrip, omp): a tool result ``'\\r'`` rendered by an LF template is
+    ``<tool_response>\\n\\r\\n</tool_response>``; the trailing line end taken is the leading one's kind
+    (``\\n``), so the result reads back as ``'\\r'`` (it read as ``''``), in both engines and every
+    chunking, and the CRLF- and CR-edited files of it read the same."""
+    for content in ("\r", "a\r", "\r\n", "\n\r", "\r\r"):
+        for dialect in ("omp", "qwen3", "qwen2.5"):
+            text = ht.render([{"role": "tool", "content": content}], dialect=dialect)
+            results = [p for t in ht.parse_transcript(text, dialect=dialect).turns for p in t.parts
+                       if isinstance(p, ht.ToolResponse)]
+            assert [r.content for r in results] == [content]
+            chunked = [tuple(text[i:i + size] for i in range(0, len(text), size)) for size in (2, 3)]
+            assert_engines_agree(text, level="transcript", dialect=dialect, chunkings=chunked)
+        lf = f"<|im_start|>tool\n<tool_response>\n{content}\n</tool_response><|im_end|>\n"
+        for le in ("\r\n", "\r"):
+            edited = lf.replace("\n", le)
+            got = [p.content for t in ht.parse_transcript(edited, dialect="omp").turns for p in t.parts
+                   if isinstance(p, ht.ToolResponse)]
+            assert got == [content.replace("\n", le)]

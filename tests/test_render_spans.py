@@ -114,16 +114,12 @@ def _spans_or_refusal(req: dict[str, Any], dialect: str, allow_injection: bool) 
         return False
     try:
         r = render(req["messages"], return_spans=True, **args)
-    except RenderError:
-        if not allow_injection:  # render's pre-scan let it pass; the full round trip (which spans run) refuses it
-            from hermes_toolcall.render._chat import check_round_trip
-            from hermes_toolcall.render._values import normalize_messages, normalize_tools
-
-            with pytest.raises(RenderError):
-                check_round_trip(DIALECTS[dialect], normalize_messages(req["messages"]), normalize_tools(req["tools"]),
-                                 add_generation_prompt=req["add_generation_prompt"], kwargs=kwargs)
-            count("spans: refused by the full round trip, passed by render's pre-scan")
-        return False
+    except RenderError as e:
+        if allow_injection:  # a verbatim prompt may not round-trip; spans are then refused by design
+            count("spans: refused, rendered verbatim (allow_injection=True)")
+            return False
+        # render vouched for the prompt: the full round trip that spans run must agree with it
+        raise AssertionError(f"render gave a prompt, return_spans refused it: {e}") from e
     assert r.text == expected
     check_tiling(r, req["messages"], dialect=dialect, add_generation_prompt=req["add_generation_prompt"],
                  bos=kwargs.get("bos_token"))
@@ -250,3 +246,14 @@ def test_generation_prompt_field() -> None:
     assert r.spans[-1].kind == "generation_prompt" and r.text.endswith(r.generation_prompt)
     assert render(msgs, dialect="qwq", return_spans=True).generation_prompt == "<|im_start|>assistant\n<think>\n"
     assert str(r) == r.text and r.of_message(0)[0].kind == "header"
+
+
+def test_regression_qwq_generation_prompt_after_an_assistant_turn() -> None:
+    """The full round trip counted QwQ's open ``<think>`` generation prompt as reasoning structure, which QwQ
+    does not compare: ``return_spans`` (and ``render`` of text with a ``<``) refused every QwQ prompt with
+    ``add_generation_prompt=True`` after an assistant turn (2026-12-04, the spans test's tolerated gap)."""
+    for content in ("hi", "a<b"):
+        messages = [{"role": "user", "content": "u"}, {"role": "assistant", "content": content}]
+        text = render(messages, dialect="qwq", add_generation_prompt=True)
+        assert text.endswith("<|im_start|>assistant\n<think>\n")
+        assert render(messages, dialect="qwq", add_generation_prompt=True, return_spans=True).text == text

@@ -437,21 +437,30 @@ def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBo
 
 
 def response_content(inner: str) -> str:
-    """The content of a ``<tool_response>`` body: less one leading line end, then one trailing line end.
+    """The content of a ``<tool_response>`` body: less one leading line end, then one trailing line end of its kind.
 
-    A line end is ``\\r\\n``, ``\\n`` or a lone ``\\r`` (a ChatML file edited on Windows reads as the LF one).
+    A line end is ``\\r\\n``, ``\\n`` or a lone ``\\r`` (a ChatML file edited on Windows reads as the LF one). The
+    trailing line end taken is of the leading one's kind, so a result ending in ``\\r`` written by an LF template
+    (``\\n…\\r\\n``) keeps its ``\\r``; without a leading line end any one trailing line end is taken.
 
     >>> response_content("\\n42\\n"), response_content("\\n\\n"), response_content("\\r\\n42\\r\\n")
     ('42', '', '42')
+    >>> response_content("\\n\\r\\n"), response_content("\\r\\n\\r\\r\\n"), response_content("42\\r\\n")
+    ('\\r', '\\r', '42')
     """
     if inner.startswith("\r\n"):
-        inner = inner[2:]
+        lead = "\r\n"
     elif inner.startswith(("\n", "\r")):
-        inner = inner[1:]
+        lead = inner[0]
+    else:
+        lead = ""
+    inner = inner[len(lead):]
+    if lead:
+        return inner[: -len(lead)] if inner.endswith(lead) else inner
     if inner.endswith("\r\n"):
-        inner = inner[:-2]
-    elif inner.endswith(("\n", "\r")):
-        inner = inner[:-1]
+        return inner[:-2]
+    if inner.endswith(("\n", "\r")):
+        return inner[:-1]
     return inner
 
 

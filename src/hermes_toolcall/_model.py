@@ -444,7 +444,8 @@ class InvalidToolCall(_Located):
 @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class ToolResponse(_Located):
     """A ``<tool_response>`` block. ``content`` is the inner text less one leading and one trailing
-    newline; ``name`` is set when the body is a classic Hermes ``{"name": …, "content": …}`` object."""
+    line end of the same kind; ``name`` is set when the body is a classic Hermes ``{"name": …, "content": …}``
+    object."""
 
     content: str
     raw: str

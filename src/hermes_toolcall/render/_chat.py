@@ -353,7 +353,8 @@ def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_pro
             prompt = profile.generation_prompt_no_thinking
         else:
             prompt = profile.generation_prompt
-        if ctx.rec is not None and THINK_OPEN in prompt:  # QwQ's open <think>, Qwen3's closed empty one
+        # Qwen3's closed empty block (QwQ's open <think> is not structure: its reasoning is content)
+        if ctx.rec is not None and ctx.rec.reasoning and THINK_OPEN in prompt:
             ctx.rec.items.append((len(out), ("reasoning",), (None, "generation prompt")))
         out.append(prompt)
         n += _lt(prompt)
