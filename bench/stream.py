@@ -32,7 +32,7 @@ from hermes_toolcall import _jsonio as jsonio
 from hermes_toolcall import parse_transcript
 from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.statemachine import StreamParser
-from hermes_toolcall.statemachine._table import NEXT, State, Trigger, build_machine
+from hermes_toolcall.statemachine._table import Marker, State, build_machine, config_of, next_table
 
 # ---------------------------------------------------------------------------------------------- baseline
 
@@ -310,21 +310,23 @@ def baseline_with_budget(chunks: Sequence[str], budget: float) -> tuple[float, b
 def machine_costs() -> dict[str, float]:
     """Per-trigger and per-construction cost of the ``transitions`` machine vs the derived table."""
     n = 2000
+    config = config_of("completion", ("think",))
     t0 = time.perf_counter()
     for _ in range(50):
-        build_machine()
+        build_machine(config)
     construct = (time.perf_counter() - t0) / 50
-    _, model = build_machine(State.ASSISTANT)
+    _, model = build_machine(config, State.ASSISTANT)
     t0 = time.perf_counter()
     for _ in range(n):
-        model.trigger("open_call")  # type: ignore[attr-defined]
-        model.trigger("close_call")  # type: ignore[attr-defined]
+        model.trigger("call_open")  # type: ignore[attr-defined]
+        model.trigger("call_close")  # type: ignore[attr-defined]
     trigger = (time.perf_counter() - t0) / (2 * n)
     state = State.ASSISTANT
+    table = next_table(config)
     t0 = time.perf_counter()
     for _ in range(n):
-        state = NEXT[(state, Trigger.OPEN_CALL)]
-        state = NEXT[(state, Trigger.CLOSE_CALL)]
+        state = table[(state, Marker.CALL_OPEN)]
+        state = table[(state, Marker.CALL_CLOSE)]
     lookup = (time.perf_counter() - t0) / (2 * n)
     return {"construct_us": construct * 1e6, "trigger_us": trigger * 1e6, "lookup_us": lookup * 1e6}
 

@@ -11,13 +11,11 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-
-# the line ends of a role header, named (a table cell cannot show them)
-_LINE_END_NAMES = {"\n": "LF", "\r\n": "CRLF", "\r": "lone CR"}
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
@@ -54,208 +52,161 @@ def diagnostics_md() -> str:
     return "\n".join(out) + "\n"
 
 
-def _walk() -> list[str]:
-    """The walk of one chunk through ``feed()``, with the events the parser really gives."""
+def _traced(cls: Any, log: list[str]) -> Any:
+    """``cls`` with each ``guard`` and ``read`` answer written to ``log``."""
+
+    def guard(self: Any, data: str, i: int, pos: int) -> Any:
+        value = cls.guard(self, data, i, pos)
+        log.append(_step(self, "guard", i, value))
+        return value
+
+    def read(self: Any, data: str, i: int, pos: int, final: bool) -> Any:
+        value = cls.read(self, data, i, pos, final)
+        log.append(_step(self, "read", i, value))
+        return value
+
+    return type(cls.__name__, (cls,), {"__slots__": (), "guard": guard, "read": read})
+
+
+def _step(reader: Any, method: str, i: int, value: Any) -> str:
+    from hermes_toolcall.statemachine import _readers as r
+
+    if value is None:
+        said = "None (the scanner reads)"
+    elif value is r.REST:
+        said = "`REST` (the rest is text)"
+    else:
+        j, op, arg = value
+        name = ["END", "HOLD", "MARK", "CUT", "DEFER", "NAME", "ARGS", "BODY"][op]
+        shown = type(arg).__name__ if op == r.BODY else repr(arg)
+        said = _cell(f"`({j}, {name}, {shown})`")
+    return f"| `{type(reader).__name__}` | `{method}` | {i} | {said} |"
+
+
+def sm_walk() -> list[str]:
+    """The walk of two chunks through ``feed()``: every value the readers returned, and the events."""
     from hermes_toolcall._ids import sequential_ids
     from hermes_toolcall.statemachine import StreamParser
+    from hermes_toolcall.statemachine._readers import Readers
 
-    parser = StreamParser(ids=sequential_ids())
+    log: list[str] = []
+    traced = Readers(guarded=True)
+    traced.text, traced.header, traced.tail, traced.block = (
+        _traced(c, log) for c in (traced.text, traced.header, traced.tail, traced.block)
+    )
+    traced.bodies = {kind: tuple(_traced(c, log) for c in classes) for kind, classes in traced.bodies.items()}
+
+    class Traced(StreamParser):
+        readers = traced
+
+    parser = Traced(ids=sequential_ids())
     first = "Hi <tool_c"
     chunk = 'all>{"name": "f", "arguments": {}}</tool_call> ok'
     before = parser.feed(first)
     held = parser._buf.pending
+    steps_first = list(log)
+    log.clear()
     events = parser.feed(chunk)
+    said = ", ".join(f"`{type(e).__name__}`" for e in before)
     names = ", ".join(f"`{type(e).__name__}`" for e in events)
+    table = ["| reader | asked | at | value |", "|---|---|---|---|"]
     return [
-        "## One chunk through `feed()`",
+        f"`feed({first!r})`: the data is the chunk, from offset 0. Events: {said}; the buffer holds `{held}`.",
         "",
-        f"A completion parser was fed `{first}`: the `BodyReader`'s fast path sent",
-        f"`{type(before[0]).__name__}` `Hi ` and the buffer holds `{held}` back (a proper prefix of",
-        f"`<tool_call>`, a marker of `assistant`). Then `feed('{chunk}')`:",
+        *table,
+        *steps_first,
         "",
-        "1. **Buffer.** `InputBuffer.take` records the chunk (offsets, source, line starts).",
-        "2. **Reader fast path.** The cursor's reader for `assistant` is the `BodyReader`. Something is",
-        "   held back, so `feed` asks `reader.resume(pending + chunk)`: the data is no longer a proper",
-        "   prefix of a marker, so it returns None and the chunk must be read.",
-        "3. **Reader slow path.** `InputBuffer.unread` gives the held suffix + the chunk (from absolute",
-        "   offset `pos`), and the loop `StreamParser._run` hands it to `cursor.reader.read`. The",
-        "   `BodyReader` searches it with `assistant`'s compiled alternation and finds `<tool_call>`.",
-        "4. **Assembler.** The reader calls `Assembler.boundary('<tool_call>', at)`. The move of that",
-        "   marker in `assistant` is `open_call` / `OPEN_BLOCK`: the text run `Hi ` is flushed into a",
-        "   `Text` part, `Cursor.fire(open_call)` moves to `call`, whose reader is the `BlockReader`.",
-        "5. **Block readers.** The loop goes on with the `BlockReader`: the body starts with `{`, so the",
-        '   `JsonBlockReader` takes over; the usual `{"name": "f"` start is read in one step and the',
-        "   assembler announces the call (`ToolCallStart`). At `</tool_call>` (outside any string) the",
-        "   reader calls `boundary` again: `close_call` / `CLOSE_BLOCK`, and the assembler folds the",
-        "   block with `blocks.finish_call` (`ToolCallEnd`) and fires back to `assistant`.",
-        "6. **Text again.** The `BodyReader` reads ` ok` (a text delta; ` ok` could not start a marker,",
-        "   so nothing is held back).",
+        f"`feed({chunk!r})`: the data is the held `{held}` and the chunk, from offset {len(first) - len(held)}.",
         "",
-        f"Events returned by that `feed`: {names}.",
+        *table,
+        *log,
         "",
+        f"Events of that feed: {names}.",
     ]
 
 
-def statemachine_md() -> str:
-    """docs/statemachine.md: the engine's structure, the marker table and the machine, from the code."""
-    from hermes_toolcall.statemachine._table import (
-        _MARKER_NAMES,
-        MOVES,
-        NEXT,
-        ROLES,
-        STATE_KINDS,
-        TRANSITIONS,
-        Action,
-        State,
-    )
+# the line ends of a role header, named (a table cell cannot show them)
+_LINE_END_NAMES = {"\n": "LF", "\r\n": "CRLF", "\r": "lone CR"}
 
-    kind_names = {0: "body", 1: "reasoning", 2: "gap", 3: "header", 4: "block", 5: "tail", 6: "done"}
+
+def sm_rows() -> list[str]:
+    """The rows of the move table, and the roles' markers."""
+    from hermes_toolcall.statemachine._table import ROLE_MARKERS, ROWS, SCANNED, Marker
+
+    out = ["| states | markers | when | next | action |", "|---|---|---|---|---|"]
+    for row in ROWS:
+        markers = ", ".join(
+            (_LINE_END_NAMES.get(SCANNED[m]) or f"`{SCANNED[m]}`") if m in SCANNED else f"`{m.value}`"
+            for m in row.markers
+        )
+        states = ", ".join(f"`{s.value}`" for s in row.states)
+        if row.markers == (Marker.EOF,):
+            states = "every state but `done`"
+        nxt = f"`{row.next.value}`" if row.next is not None else "—"
+        out.append(f"| {states} | {_cell(markers)} | {row.when or 'always'} | {nxt} | `{row.action.value}` |")
+    out += ["", "The role a header names, as its marker (`_table.ROLE_MARKERS`; any other role: `role_other`):", ""]
+    out += ["| role | marker |", "|---|---|"]
+    out += [f"| `{role}` | `{marker.value}` |" for role, marker in ROLE_MARKERS.items()]
+    return out
+
+
+def sm_machine() -> list[str]:
+    """The machine's diagram (from the rows that move) and which reader runs in each state."""
+    from hermes_toolcall.statemachine._table import NEXT, ROWS, STATE_KINDS, State, configs
+
+    readers = {
+        0: "`TextReader` (text deltas)",
+        1: "`TextReader` (reasoning deltas)",
+        2: "`TextReader` (kept for the gap)",
+        3: "`HeaderReader`",
+        4: "`BlockStart`, then the body's reader",
+        5: "`TailReader`",
+        6: "`TailReader`",
+    }
     edges: dict[tuple[str, str], list[str]] = {}
-    for trigger, sources, dest in TRANSITIONS:
-        for src in sources:
-            edges.setdefault((src.value, dest.value), []).append(trigger.value)
+    for row in ROWS:
+        if row.next is None:
+            continue
+        label = ", ".join(m.value for m in row.markers) + (f" [{row.when}]" if row.when else "")
+        for src in row.states:
+            edges.setdefault((src.value, row.next.value), []).append(label)
     out = [
-        "# The streaming engine",
-        "",
-        "Generated by `scripts/gen_docs.py` from `hermes_toolcall/statemachine/` (the table, the walk's",
-        "events); do not edit by hand. The parsing rules are `docs/parsing.md`.",
-        "",
-        "## Structure",
-        "",
-        "`StreamParser` (`statemachine/_parser.py`) is a thin loop over composed parts; none of them",
-        "inherits from another, and each owns its fields:",
-        "",
-        "- **The table** (`table.py`): states, triggers and transitions (`TRANSITIONS`), and per state",
-        "  and marker the trigger and the `Action` (`MOVES`, below); which reader runs in each state",
-        "  (`STATE_KINDS`) and role -> trigger (`ROLES`). Derived from it: the next-state lookup `NEXT`",
-        "  (from the `transitions` machine), the markers each state scans for (`markers_of`), hence the",
-        "  compiled scanners and held-back prefixes (`markers.py`), and this page.",
-        "- **The input buffer** (`buffer.InputBuffer`): the held-back suffix (`pending`), deferred block",
-        "  text, positions, the source and the line table; `take`, `hold`, `defer`, `unread`. A block",
-        "  reader that defers a chunk because only the block's end is looked for arms `defer_to` (the",
-        "  block's bound): `feed` then defers each next chunk without `<` itself, until another path runs.",
-        "- **The cursor** (`_machine.Cursor`): the current state and, entered with it, its kind, reader,",
-        "  scanner, held-back prefixes and marker moves; `fire(trigger)` is the only way the state moves.",
-        "- **The readers** (`_readers.py`), one per kind of state: `BodyReader`, `ReasoningReader`,",
-        "  `GapReader`, `HeaderReader`, `TailReader`, and for blocks `BlockReader` (the start of a body),",
-        "  `PlainBlockReader` and `JsonBlockReader`. Each has its scanner (`read`) and, next to it, its",
-        "  per-chunk fast path (`fast` for a new chunk, `resume` after a held-back tail), which returns",
-        "  None whenever the chunk must be read (`tests/test_statemachine_paths.py` proves the fast paths",
-        "  give the scanners' events, chunk by chunk). A call body still at its usual start",
-        "  (`{\"name\": \"` and a name of the characters read in one step, not closed) is deferred by",
-        "  `BlockReader` and read in one step with the chunk that closes the name.",
-        "- **The assembler** (`_assembler.Assembler`, with `Segment`, `Envelope`, `OpenBlock`): receives",
-        "  the boundaries the readers find (`boundary(marker, offset)`, `cut(limit)`, `finish(total)`),",
-        "  takes the marker's move from the table, fires the cursor, and owns parts, turns, gaps,",
-        "  diagnostics, events and the result. Finished blocks go through `blocks.py`.",
-        "",
-        "Completions start in `assistant` (in `reasoning` when `starts_in_reasoning`: the prompt opened",
-        "the block), transcripts in `gap`.",
-        "",
-    ]
-    out += _walk()
-    out += [
-        "## Which machine runs",
-        "",
-        "The transitions are declared once (`TRANSITIONS`) and handed to the `transitions` library",
-        "(`auto_transitions=False`) at import. **By default** a parser never calls the library: its cursor",
-        "moves on `NEXT`, a plain `(state, trigger) -> state` dict *derived from that machine* at import",
-        "(`derive_table`), because one library trigger costs microseconds against a fraction of a",
-        "microsecond for a dict lookup, and the parser fires at every tag (`bench/stream.py`);",
-        "`tests/test_statemachine.py` checks that the derived table and the machine agree on every",
-        f"(state, trigger) pair ({len(State)} states, {len(NEXT)} allowed pairs).",
-        "",
-        "**Checked mode** (`HERMES_TOOLCALL_CHECKED=1` when the parser is made): the cursor is a",
-        "`CheckedCursor` with its own library machine (`table.CheckedMachine`); every move is",
-        "`model.trigger(name)` on it, and the parser takes the library's destination. A trigger the",
-        "library refuses, a library machine in another state than the parser, or a destination other",
-        "than `NEXT`'s raises `MachineBug` (an `InternalError`). `tests/test_stream_checked.py` runs",
-        "agreement properties (`testing.assert_engines_agree`) in checked mode in CI.",
-        "",
-        "**Streaming guarantees** (tested for every chunking, `tests/test_stream_*.py`): `result()` equals",
-        "`parse_completion` / `parse_transcript`; merged events do not depend on the chunking; outside blocks",
-        "only the longest proper prefix of a marker valid in the state is held back; a call is announced",
-        "(`ToolCallStart`) once its top-level `name` is a complete JSON string, never before (Python-literal,",
-        "array and arguments-first bodies are announced at their end); with `stream_arguments`, the",
-        "`ArgumentsDelta` texts of a call whose body is strict JSON concatenate to its `arguments_json`",
-        "(see `ArgumentsDelta` for recovered bodies). Cost is linear: each character is scanned once.",
-        "",
-        "**Event invariants** (`hermes_toolcall.testing.check_events`, run by `assert_engines_agree` and by",
-        "`tests/test_guarantees.py` on adversarial inputs): every `ToolCallStart(id, name)` has exactly one",
-        "`ToolCallEnd` with the same id, after it; a `ToolCallEnd` carries either a valid call, whose name is",
-        "the announced one, or the invalid block; a valid call is always announced first. An announcement can",
-        "be wrong only in one way: the block ends invalid (`ToolCallEnd(invalid=…)`), preceded by its",
-        "diagnostic, e.g. `HT115` when a second `name` key follows the announced one (docs/parsing.md §8).",
-        "The valid calls and invalid blocks of the `ToolCallEnd` events are exactly those of `result()`.",
-        "",
-        "**OpenAI chunks** (`OpenAIChunker`, completion level). Default (`eager=False`): each call is sent",
-        "whole (id, name, arguments) when its block ends valid; a rejected block sends nothing. The chunks,",
-        "accumulated by openai-python's `ChatCompletionStreamState` or by `testing.accumulate_chunks`,",
-        "equal `Completion.to_openai()` exactly (content, reasoning, calls, ids, `finish_reason`) on every",
-        "input and every chunking (`testing.check_openai_chunks`). `eager=True` is an **opt-in** that",
-        "announces a call at `ToolCallStart`, before it is complete: **an announced call can be rejected**",
-        "later (cut off, arguments not an object, a duplicate key) or corrected (its body needed a JSON",
-        "recovery, so the streamed arguments are not the final ones). A sent delta cannot be taken back, so",
-        "the last chunk (the one with `finish_reason`) lists them at its top level: `rejected_tool_calls`",
-        "(`index`, `id`, `name`, `code`, `message`: drop that entry) and `corrected_tool_calls` (`index`,",
-        "`id`, `function`: replace it); with those applied, the message equals `to_openai()`. The CLI",
-        "`stream --format openai` uses the default; `--eager-calls` opts in.",
-        "",
-        "**Memory.** `StreamParser(retain=True)` (the default) keeps what `result()` needs: the whole input,",
-        "every part, turn and diagnostic and the line table, so its memory grows with the stream.",
-        "`StreamParser(retain=False)` gives the same events (except that `TurnEnd.turn` has no parts, as",
-        "they went out as events) and keeps only the unread tail, the open block (at most",
-        "`max_block_chars`), the open reasoning segment, gap or role header, and the line starts from the",
-        "oldest open element on; `result()` raises `UsageError`; in strict mode the error diagnostics are",
-        "kept for `close()`. Its peak memory does not grow with the stream's length (`bench/stream.py`,",
-        "docs/performance.md). The CLI `stream` runs with `retain=False`.",
-        "",
-        "## The machine",
-        "",
         "```mermaid",
         "stateDiagram-v2",
         "    [*] --> gap: transcript",
         "    [*] --> assistant: completion",
         "    [*] --> reasoning: completion, starts_in_reasoning",
     ]
-    for (src, dst), triggers in edges.items():
-        out.append(f"    {src} --> {dst}: {', '.join(triggers)}")
+    out += [f"    {src} --> {dst}: {'; '.join(labels)}" for (src, dst), labels in edges.items()]
     out += ["    done --> [*]", "```", ""]
-    out += ["| state | reader kind |", "|---|---|"]
-    out += [f"| `{state.value}` | {kind_names[kind]} |" for state, kind in STATE_KINDS.items()]
-    out += [
-        "",
-        "## The marker table",
-        "",
-        "`table.MOVES`: in each state, what each marker it scans for does. A row applies always, at one",
-        "level, or with one option on or off (`when`); `open/close_reasoning` are the tags of every",
-        "enabled reasoning kind, except in `reasoning`, where only the open segment's closer ends it.",
-        "No trigger: the machine stays and the marker is kept as text (after its diagnostic). The",
-        "moves of a parser are `table.moves(level, kinds, ...)`; a block's opener ends it unterminated",
-        "(`reopen_block`); markers not listed are text.",
-        "",
-        "| state | markers | when | trigger | action |",
-        "|---|---|---|---|---|",
-    ]
-    for row in MOVES:
-        markers = ", ".join(
-            _LINE_END_NAMES.get(_MARKER_NAMES[m], f"`{_MARKER_NAMES[m]}`") if m in _MARKER_NAMES else m
-            for m in row.markers
-        )
-        trigger = f"`{row.trigger.value}`" if row.trigger is not None else "—"
-        if row.action is Action.END_HEADER:
-            trigger = "the role's (below)"
-        when = row.when or "always"
-        states = ", ".join(f"`{s.value}`" for s in row.states)
-        cell = _cell(markers)
-        out.append(f"| {states} | {cell} | {when} | {trigger} | `{row.action.value}` |")
-    out += ["", "The role of a header (`table.ROLES`; any other role: `role_plain`, with HT004):", ""]
-    out += ["| role | trigger |", "|---|---|"]
-    out += [f"| `{role}` | `{trigger.value}` |" for role, trigger in ROLES.items()]
-    out += ["", "## Transitions", "", "| trigger | from | to |", "|---|---|---|"]
-    for trigger, sources, dest in TRANSITIONS:
-        out.append(f"| `{trigger.value}` | {', '.join(f'`{s.value}`' for s in sources)} | `{dest.value}` |")
-    return "\n".join(out) + "\n"
+    out.append(
+        f"{len(State)} states; {len(NEXT)} (state, marker) pairs move in some configuration "
+        f"({len(configs())} configurations: both levels, `calls_in_reasoning` and "
+        "`stop_at_fabricated_response` on and off)."
+    )
+    out += ["", "| state | reader |", "|---|---|"]
+    out += [f"| `{state.value}` | {readers[kind]} |" for state, kind in STATE_KINDS.items()]
+    return out
+
+
+def statemachine_md() -> str:
+    """docs/statemachine.md with its generated regions rewritten (the prose around them is written by hand)."""
+    return _with_regions("docs/statemachine.md", {"walk": sm_walk, "rows": sm_rows, "machine": sm_machine})
+
+
+def _with_regions(rel: str, regions: dict[str, Callable[[], list[str]]]) -> str:
+    """The page ``rel`` with each generated region rewritten by its generator."""
+    import re
+
+    text = (ROOT / rel).read_text(encoding="utf-8")
+    for name, gen in regions.items():
+        begin = f"<!-- begin generated: {name} (scripts/gen_docs.py) -->"
+        end = f"<!-- end generated: {name} -->"
+        pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+        if not pattern.search(text):
+            raise SystemExit(f"{rel} has no region {name!r}")
+        text = pattern.sub(lambda _m, gen=gen, begin=begin, end=end: "\n".join([begin, *gen(), end]), text)
+    return text
 
 
 # ---- docs/grammar.md: the generated regions (structure diagram, one transcript's tokens) ----------------------
@@ -368,17 +319,7 @@ _REGIONS: dict[str, Callable[[], list[str]]] = {"structure": grammar_structure, 
 
 def grammar_md() -> str:
     """docs/grammar.md with its generated regions rewritten (the prose around them is written by hand)."""
-    import re
-
-    text = (ROOT / "docs/grammar.md").read_text(encoding="utf-8")
-    for name, gen in _REGIONS.items():
-        begin = f"<!-- begin generated: {name} (scripts/gen_docs.py) -->"
-        end = f"<!-- end generated: {name} -->"
-        pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-        if not pattern.search(text):
-            raise SystemExit(f"docs/grammar.md has no region {name!r}")
-        text = pattern.sub(lambda _m, gen=gen, begin=begin, end=end: "\n".join([begin, *gen(), end]), text)
-    return text
+    return _with_regions("docs/grammar.md", _REGIONS)
 
 
 GENERATORS: dict[str, Callable[[], str]] = {

@@ -21,16 +21,20 @@ from hermes_toolcall.statemachine import (
     ToolCallEnd,
     ToolCallStart,
 )
+from hermes_toolcall.statemachine._assembler import Block
 from hermes_toolcall.statemachine._buffer import Lines, MarkerSet, held_from
 from hermes_toolcall.statemachine._table import (
     NEXT,
-    TRANSITIONS,
+    ROWS,
+    CheckedMachine,
     MachineBug,
+    Marker,
     State,
-    Trigger,
     allowed_by_machine,
     build_machine,
-    next_state,
+    config_of,
+    configs,
+    next_table,
 )
 
 
@@ -54,25 +58,54 @@ def completion(chunks: list[str] | tuple[str, ...], **options: object) -> Comple
 
 
 def test_derived_table_agrees_with_the_machine_on_every_pair() -> None:
-    machine, model = build_machine()
     checked = 0
-    for state in State:
-        for trigger in Trigger:
-            assert allowed_by_machine(model, machine, state, trigger) == NEXT.get((state, trigger)), (state, trigger)
-            checked += 1
-    assert checked == len(State) * len(Trigger)
+    for config in configs():
+        machine, model = build_machine(config)
+        table = next_table(config)
+        for state in State:
+            for marker in Marker:
+                assert allowed_by_machine(machine, model, state, marker) == table.get((state, marker)), (state, marker)
+                checked += 1
+    assert checked == len(configs()) * len(State) * len(Marker)
+
+
+def _applies(when: str, config: object) -> bool:
+    flags = config.flags  # type: ignore[attr-defined]
+    return not when or (when[4:] not in flags if when.startswith("not ") else when in flags)
+
+
+def test_the_rows_and_the_machine_agree() -> None:
+    """Every row that moves is a transition of the library machine, with the row's destination, and
+    the machine has no other: (state, marker) -> next is the table's in every configuration."""
+    for config in configs():
+        from_rows: dict[tuple[State, Marker], State | None] = {}
+        for row in ROWS:
+            if _applies(row.when, config):
+                for state in row.states:
+                    for marker in row.markers:
+                        assert (state, marker) not in from_rows, (state, marker, config)
+                        from_rows[(state, marker)] = row.next
+        moving = {pair: dest for pair, dest in from_rows.items() if dest is not None}
+        assert next_table(config) == moving, config
 
 
 def test_machine_has_no_auto_transitions() -> None:
-    _, model = build_machine()
+    config = config_of("transcript", ("think",))
+    _, model = build_machine(config)
     assert not hasattr(model, "to_call")
-    assert len(NEXT) == sum(len(src) for _, src, _ in TRANSITIONS)
+    assert len(next_table(config)) == sum(
+        len(row.states) * len(row.markers) for row in ROWS if row.next is not None and _applies(row.when, config)
+    )
 
 
-def test_next_state_refuses_pairs_outside_the_table() -> None:
-    assert next_state(State.ASSISTANT, Trigger.OPEN_CALL) is State.CALL
+def test_moves_outside_the_table_are_machine_bugs() -> None:
+    config = config_of("completion", ("think",))
+    assert next_table(config)[(State.ASSISTANT, Marker.CALL_OPEN)] is State.CALL
+    assert (State.GAP, Marker.CALL_CLOSE) not in next_table(config)
     with pytest.raises(MachineBug):
-        next_state(State.GAP, Trigger.CLOSE_CALL)
+        CheckedMachine(config, State.GAP).move(State.GAP, Marker.CALL_CLOSE, State.ASSISTANT)
+    with pytest.raises(MachineBug, match="not the table's move"):
+        CheckedMachine(config, State.ASSISTANT).move(State.ASSISTANT, Marker.CALL_OPEN, State.TOOLS)
 
 
 def test_every_state_is_reachable_and_can_end() -> None:
@@ -80,12 +113,13 @@ def test_every_state_is_reachable_and_can_end() -> None:
     frontier = list(reached)
     while frontier:
         s = frontier.pop()
-        for (src, _), dst in NEXT.items():
-            if src is s and dst not in reached:
-                reached.add(dst)
-                frontier.append(dst)
+        for (src, _), dests in NEXT.items():
+            for dst in dests:
+                if src is s and dst not in reached:
+                    reached.add(dst)
+                    frontier.append(dst)
     assert reached == set(State)
-    assert all((s, Trigger.EOF) in NEXT for s in State if s is not State.DONE)
+    assert all((s, Marker.EOF) in NEXT for s in State if s is not State.DONE)
 
 
 # ---------------------------------------------------------------------------------- buffering
@@ -127,7 +161,9 @@ def test_block_size_bound_gives_a_diagnostic_not_unbounded_memory() -> None:
     parser.feed('<tool_call>{"name": "f", "arguments": {"data": "')
     for _ in range(1000):
         parser.feed("x" * 50)
-        assert sum(map(len, parser._asm.block.text)) <= 64 + 50  # the open block never holds more than bound + chunk
+        el = parser._asm.element
+        held = sum(map(len, parser._buf.deferred)) + (sum(map(len, el.pieces)) if isinstance(el, Block) else 0)
+        assert held <= 64 + 50  # the open block never holds more than bound + chunk
     parser.close()
     result = parser.result()
     assert isinstance(result, Completion)
@@ -331,22 +367,30 @@ def test_reasoning_is_streamed_as_it_arrives() -> None:
 
 
 def test_the_scanners_look_for_exactly_the_markers_of_the_table() -> None:
-    """markers.py is derived from table.MOVES: every scanned marker has one move in every configuration."""
+    """_markers is derived from _table.ROWS: every scanned marker has one move in every configuration."""
     from hermes_toolcall.statemachine._markers import block_scans, text_scans
-    from hermes_toolcall.statemachine._table import markers_of, moves
+    from hermes_toolcall.statemachine._table import key_state, markers_of, moves
 
-    in_completions = {State.ASSISTANT, State.CALL, State.REASONING_CALL}  # and reasoning: what a completion reaches
+    names = {m.value for m in Marker}  # the markers that are not scanned: roles, cut, eof
+    in_completions = {State.ASSISTANT, State.CALL}  # and reasoning: what a completion reaches
     for kinds in [(), ("think",), ("scratch_pad",), ("think", "scratch_pad")]:
         scanned = {key: set(scan.held.markers) for key, scan in text_scans(kinds).items()}
-        scanned.update({state: set(b.plain.held.markers) for state, b in block_scans().items()})
+        blocks = block_scans()
+        scanned.update(
+            {
+                key: set(blocks[key_state(key)].plain.held.markers)
+                for key in markers_of(kinds)
+                if key_state(key) in blocks
+            }
+        )
         assert scanned == {key: set(m) for key, m in markers_of(kinds).items() if m}
         for level in ("completion", "transcript"):
             for calls in (False, True):
                 for stop in (False, True):
-                    table = moves(level, kinds, calls_in_reasoning=calls, stop=stop)
+                    table = moves(config_of(level, kinds, calls, stop))
                     reached = {
                         key: ms
                         for key, ms in scanned.items()
                         if level == "transcript" or key in in_completions or not isinstance(key, State)
                     }
-                    assert {key: set(table[key]) for key in reached} == reached
+                    assert {key: set(table[key]) - names for key in reached} == reached

@@ -1,12 +1,12 @@
-"""The arguments-interior fast path (``JsonBlockReader.fast``, ``_readers._FAST_ARGUMENTS``) changes nothing.
+"""The arguments-interior guard (``JsonBody.guard`` with ``bulk_arguments``) changes nothing.
 
-With ``stream_arguments``, a chunk without ``<`` or backslash inside the streamed ``arguments`` object,
+With ``stream_arguments``, a run without ``<`` or backslash inside the streamed ``arguments`` object,
 below its top level, is taken by counting quotes and brackets instead of the JSON scanner. These
 properties feed deeply nested arguments whose strings hold quotes, escapes, brackets, ``]}``, ``<``,
 markers and control tokens, cut anywhere (truncated calls too), in every chunking (one character at a
 time, fixed sizes, random cuts), and compare, feed by feed, the events, the diagnostics and the
-result with the fast path on and off, and with the scanners alone (``Scanned``). For a strict JSON
-body the concatenated ``ArgumentsDelta`` texts are its ``arguments_json``.
+result with that guard on and off (``NoInterior``), and with the scanners alone (``Scanned``: no guard
+at all). For a strict JSON body the concatenated ``ArgumentsDelta`` texts are its ``arguments_json``.
 """
 
 from __future__ import annotations
@@ -21,9 +21,25 @@ from hypothesis import strategies as st
 from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall._model import Completion
 from hermes_toolcall.errors import StreamError
-from hermes_toolcall.statemachine import ArgumentsDelta, Event, StreamParser, _readers
+from hermes_toolcall.statemachine import ArgumentsDelta, Event, StreamParser
+from hermes_toolcall.statemachine._readers import JsonBody, Readers, Value
 from hermes_toolcall.testing import chunkings
 from test_statemachine_paths import Scanned
+
+
+class WithoutInterior(JsonBody):
+    """``JsonBody`` whose guard lacks the arguments-interior shortcut (its other shortcuts stay)."""
+
+    __slots__ = ()
+    bulk_arguments = False
+
+
+_NO_INTERIOR = Readers(guarded=True)
+_NO_INTERIOR.bodies = {**_NO_INTERIOR.bodies, "json": (WithoutInterior,)}
+
+
+class NoInterior(StreamParser):
+    readers = _NO_INTERIOR
 
 # string pieces that look like structure, escapes, markers and control tokens
 _PIECES = st.sampled_from(
@@ -60,20 +76,16 @@ def calls(draw: st.DrawFn) -> str:
 
 
 def run(chunks: tuple[str, ...], *, fast: bool, scanned: bool = False) -> Any:
-    _readers._FAST_ARGUMENTS = fast
+    cls = Scanned if scanned else StreamParser if fast else NoInterior
+    parser = cls(stream_arguments=True, ids=sequential_ids())
+    per_feed: list[list[Event]] = [parser.feed(c) for c in chunks]
+    errors = None
     try:
-        cls = Scanned if scanned else StreamParser
-        parser = cls(stream_arguments=True, ids=sequential_ids())
-        per_feed: list[list[Event]] = [parser.feed(c) for c in chunks]
-        errors = None
-        try:
-            per_feed.append(parser.close())
-        except StreamError as exc:  # pragma: no cover - not strict
-            errors = exc.diagnostics
-            per_feed.append(parser.closing_events)
-        return per_feed, errors, parser.result()
-    finally:
-        _readers._FAST_ARGUMENTS = True
+        per_feed.append(parser.close())
+    except StreamError as exc:  # pragma: no cover - not strict
+        errors = exc.diagnostics
+        per_feed.append(parser.closing_events)
+    return per_feed, errors, parser.result()
 
 
 def check(text: str, chunks: tuple[str, ...]) -> None:
@@ -117,24 +129,24 @@ def test_the_fast_path_gives_the_scanners_events_in_every_chunking(data: Any, te
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 9])
 def test_the_fast_path_takes_the_arguments_interior(size: int) -> None:
-    """It is used (the switch is not a no-op): with it, fewer chunks reach the string path or the scanner."""
+    """It is used (the guard is not a no-op): with it, fewer chunks reach the string path or the scanner."""
     text = '<tool_call>{"name": "f", "arguments": {"a": [{"k": 1, "v": "s]}t"}, {"k": 2}]}}</tool_call>'
     chunks = tuple(text[i : i + size] for i in range(0, len(text), size))
     check(text, chunks)
-    original = _readers.JsonBlockReader._string_chunk
+    original = JsonBody._string_run
     taken: list[str] = []
 
-    def spy(self: _readers.JsonBlockReader, chunk: str) -> bool:
-        taken.append(chunk)
-        return original(self, chunk)
+    def spy(self: JsonBody, data: str, i: int) -> Value | None:
+        taken.append(data[i:])
+        return original(self, data, i)
 
     counts = []
-    _readers.JsonBlockReader._string_chunk = spy  # type: ignore[method-assign]
+    JsonBody._string_run = spy  # type: ignore[method-assign]
     try:
         for fast in (True, False):
             taken.clear()
             run(chunks, fast=fast)
             counts.append(len(taken))
     finally:
-        _readers.JsonBlockReader._string_chunk = original  # type: ignore[method-assign]
+        JsonBody._string_run = original  # type: ignore[method-assign]
     assert counts[0] * 2 <= counts[1]

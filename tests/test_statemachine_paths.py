@@ -1,10 +1,11 @@
-"""The per-chunk fast paths of the readers change nothing: each ``feed`` returns exactly the events
-the scanners give when every chunk goes through them (statemachine/_readers.py: ``fast``/``resume``).
+"""The readers' guards change nothing: each ``feed`` returns exactly the events the scanners give when
+every step goes through them (statemachine/_readers.py: ``guard`` in front of ``read``).
 
-``Scanned`` is the reference: its ``feed`` hands every chunk, with the held-back tail and any deferred
-block text, to the readers' scanners (``_run``). The fast paths (plain text, reasoning, deferred block text,
-string bodies, held-back marker prefixes) must give the same events chunk by chunk, the same result
-and the same diagnostics, for every chunking.
+``Scanned`` is the reference: its readers are the same classes without their guards
+(``_readers.UNGUARDED``), so every chunk, with the held-back tail and any deferred block text, is read
+by the scanners. The guards (plain text, reasoning, deferred block text, string bodies, held-back marker
+prefixes, the usual start of a call) must give the same events chunk by chunk, the same result and the
+same diagnostics, for every chunking.
 """
 
 from __future__ import annotations
@@ -18,51 +19,32 @@ from hypothesis import strategies as st
 from helpers import stream_options
 from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.errors import StreamError
-from hermes_toolcall.statemachine import Event, StreamParser, TextDelta, _readers
-from hermes_toolcall.statemachine._readers import (
-    BlockReader,
-    BodyReader,
-    GapReader,
-    HeaderReader,
-    ReasoningReader,
-    TailReader,
-)
-from hermes_toolcall.statemachine._table import NEXT, STATE_KINDS, State
+from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
+from hermes_toolcall.statemachine._parser import places
+from hermes_toolcall.statemachine._readers import GUARDED, UNGUARDED, BlockStart, HeaderReader, TailReader, TextReader
+from hermes_toolcall.statemachine._table import STATE_KINDS, State, configs, key_state
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
 
 OPTIONS = stream_options(64)
 
 
 class Scanned(StreamParser):
-    """A parser without fast paths: every chunk is read by the scanners."""
+    """A parser without guards: every step is read by the scanners (call starts as they come too)."""
 
-    def feed(self, chunk: str) -> list[Event]:
-        if not chunk:
-            return []
-        buf = self._buf
-        buf.take(chunk)
-        events: list[Event] = []
-        self._asm.events = events
-        self._run(buf.unread(chunk), final=False)  # the deferred text, the held-back tail, the chunk
-        return events
+    readers = UNGUARDED
 
 
 def run(cls: type[StreamParser], chunks: list[str] | tuple[str, ...], level: str, options: dict[str, Any]) -> Any:
-    """Every feed's events, the strict errors and the result; ``Scanned`` also reads call starts as
-    they come (``_readers._DEFER_HEADS`` off: the scanners alone)."""
-    _readers._DEFER_HEADS = cls is not Scanned
+    """Every feed's events, the strict errors and the result."""
+    parser = cls(level=level, ids=sequential_ids(), **options)  # type: ignore[arg-type]
+    per_feed: list[list[Event]] = [parser.feed(c) for c in chunks]
+    errors = None
     try:
-        parser = cls(level=level, ids=sequential_ids(), **options)  # type: ignore[arg-type]
-        per_feed: list[list[Event]] = [parser.feed(c) for c in chunks]
-        errors = None
-        try:
-            per_feed.append(parser.close())
-        except StreamError as exc:
-            errors = exc.diagnostics
-            per_feed.append(parser.closing_events)
-        return per_feed, errors, parser.result()
-    finally:
-        _readers._DEFER_HEADS = True
+        per_feed.append(parser.close())
+    except StreamError as exc:
+        errors = exc.diagnostics
+        per_feed.append(parser.closing_events)
+    return per_feed, errors, parser.result()
 
 
 def check(text: str, chunks: list[str] | tuple[str, ...], level: str, options: dict[str, Any]) -> None:
@@ -144,30 +126,37 @@ def test_line_numbers_are_counted_lazily_but_exactly() -> None:
             assert part.span.column == len(before) - (before.rfind("\n") + 1) + 1
 
 
-def test_every_move_of_the_table_enters_the_state_s_kind_and_reader() -> None:
+def test_every_state_key_has_the_reader_of_its_kind_with_and_without_guards() -> None:
     readers = {
-        State.ASSISTANT: BodyReader,
-        State.RESULTS: BodyReader,
-        State.CATALOGUE: BodyReader,
-        State.PLAIN: BodyReader,
-        State.REASONING: ReasoningReader,
-        State.GAP: GapReader,
+        State.ASSISTANT: TextReader,
+        State.RESULTS: TextReader,
+        State.CATALOGUE: TextReader,
+        State.PLAIN: TextReader,
+        State.REASONING: TextReader,
+        State.GAP: TextReader,
         State.HEADER: HeaderReader,
-        State.CALL: BlockReader,
-        State.REASONING_CALL: BlockReader,
-        State.RESPONSE: BlockReader,
-        State.TOOLS: BlockReader,
+        State.CALL: BlockStart,
+        State.REASONING_CALL: BlockStart,
+        State.RESPONSE: BlockStart,
+        State.TOOLS: BlockStart,
         State.TAIL: TailReader,
         State.DONE: TailReader,
     }
     assert set(STATE_KINDS) == set(State) == set(readers)
-    cur = StreamParser(level="transcript")._cur
-    for (state, trigger), dest in NEXT.items():
-        cur.state = state
-        cur.fire(trigger)
-        assert cur.state is dest
-        assert cur.kind == STATE_KINDS[dest]
-        assert type(cur.reader) is readers[dest]
+    for config in configs():
+        for guarded, made in ((True, GUARDED), (False, UNGUARDED)):
+            for key, place in places(config, made).items():
+                state = key_state(key)
+                assert place.state is state
+                if readers[state] is BlockStart:
+                    assert place.reader is None and place.block is not None
+                    assert issubclass(made.block, BlockStart) and (made.block is BlockStart) == guarded
+                else:
+                    assert isinstance(place.reader, readers[state])
+                    assert (type(place.reader) is readers[state]) == guarded
+    parser = Scanned(level="transcript")
+    parser.feed("<|im_start|>assistant\nHi <tool_call>")
+    assert isinstance(parser._reader, BlockStart) and type(parser._reader) is not BlockStart
 
 
 _HEAD_NAMES = st.one_of(

@@ -2,7 +2,7 @@
 ``transitions`` machine itself (``model.trigger``), and a refused or different move is a bug.
 
 ``HERMES_TOOLCALL_CHECKED=1`` (set for this module) makes every ``StreamParser`` built run its moves
-through ``table.CheckedMachine`` (docs/statemachine.md, "Which one runs"); the properties are a subset
+through ``_table.CheckedMachine`` (docs/statemachine.md, "Which machine runs"); the properties are a subset
 of ``test_agreement.py``'s, so CI (the README's test command) runs the agreement suite checked.
 """
 
@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 
 from hermes_toolcall.errors import InternalError
 from hermes_toolcall.statemachine import StreamParser
-from hermes_toolcall.statemachine._machine import CheckedCursor, Cursor
-from hermes_toolcall.statemachine._table import MachineBug, State, Trigger, checked_mode
+from hermes_toolcall.statemachine._table import CheckedMachine, MachineBug, Marker, State, checked_mode
 from hermes_toolcall.testing import (
     adversarial_texts,
     assert_engines_agree,
@@ -55,8 +54,8 @@ def checked() -> Iterator[None]:
 def _follow(text: str, chunks: list[str], level: str, options: dict[str, Any]) -> None:
     """After every feed, the library machine and the parser are in the same state."""
     parser = StreamParser(level=level, **options)  # type: ignore[arg-type]
-    assert isinstance(parser._cur, CheckedCursor)
-    checked = parser._cur.checked
+    assert isinstance(parser._checked, CheckedMachine)
+    checked = parser._checked
     for chunk in chunks:
         parser.feed(chunk)
         assert checked.model.state == parser.state.value
@@ -96,7 +95,7 @@ def test_checked_agreement_on_rendered_transcripts(data: st.DataObject, text: st
 
 def test_a_move_the_machine_is_not_in_is_an_internal_error() -> None:
     parser = StreamParser()
-    parser._cur.state = State.GAP  # the parser's state no longer the library machine's (assistant)
+    parser._state = State.GAP  # the parser's state no longer the library machine's (assistant)
     with pytest.raises(InternalError):
         parser.feed("<tool_call>")
 
@@ -104,12 +103,12 @@ def test_a_move_the_machine_is_not_in_is_an_internal_error() -> None:
 def test_a_move_the_machine_refuses_is_a_machine_bug() -> None:
     parser = StreamParser()
     with pytest.raises(MachineBug, match="refused"):
-        parser._cur.fire(Trigger.CLOSE_CALL)
+        parser._checked.move(State.ASSISTANT, Marker.CALL_CLOSE, State.ASSISTANT)
 
 
 def test_without_the_switch_the_parser_runs_on_the_derived_table() -> None:
     os.environ["HERMES_TOOLCALL_CHECKED"] = "0"
     try:
-        assert type(StreamParser()._cur) is Cursor
+        assert StreamParser()._checked is None
     finally:
         os.environ["HERMES_TOOLCALL_CHECKED"] = "1"

@@ -1,9 +1,9 @@
-"""The format's vocabulary: every tag literal, its length, and which tags end a text run in which context.
+"""The format's vocabulary: every tag literal, its length, the roles, and which tags end a text run in which context.
 
-One module holds the literals (docs/parsing.md §1, §3.6), so that no engine counts characters by
-hand: ``len(CALL_OPEN)``, not ``11``. The per-context sets say which markers end a text run in each
-body context; ``hermes.lark``'s text terminals stop at exactly these (checked by
-``tests/test_tags.py``).
+One module holds the literals (docs/parsing.md §1, §3.6) and the role names (§3.2), so that no engine
+counts characters by hand (``len(CALL_OPEN)``, not ``11``) or spells a role twice. The per-context
+sets say which markers end a text run in each body context; ``hermes.lark``'s text terminals stop at
+exactly these (checked by ``tests/test_tags.py``).
 
 >>> len(IM_START), len(CALL_OPEN), CLOSE["think"]
 (12, 11, '</think>')
@@ -16,22 +16,30 @@ from collections.abc import Iterable
 from ._model import ReasoningKind
 
 __all__ = [
+    "ASSISTANT",
     "CALL_CLOSE",
     "CALL_OPEN",
+    "CATALOGUE_ROLES",
     "CLOSE",
     "CONTROL",
+    "DEVELOPER",
     "IM_END",
     "IM_START",
     "OPEN",
     "REASONING_KINDS",
     "RESP_CLOSE",
     "RESP_OPEN",
+    "RESULT_ROLES",
+    "ROLES",
     "SCRATCH_CLOSE",
     "SCRATCH_OPEN",
+    "SYSTEM",
     "THINK_CLOSE",
     "THINK_OPEN",
+    "TOOL",
     "TOOLS_CLOSE",
     "TOOLS_OPEN",
+    "USER",
     "assistant_markers",
     "canonical_kinds",
     "catalogue_markers",
@@ -45,6 +53,14 @@ __all__ = [
 IM_START = "<|im_start|>"
 IM_END = "<|im_end|>"
 CONTROL: tuple[str, ...] = (IM_START, IM_END)
+
+# roles (the header of a turn, §3.2): the known ones; any other role is HT004's
+SYSTEM, USER, ASSISTANT, TOOL, DEVELOPER = "system", "user", "assistant", "tool", "developer"
+ROLES: tuple[str, ...] = (SYSTEM, USER, ASSISTANT, TOOL, DEVELOPER)
+#: roles whose body may hold a ``<tools>`` catalogue
+CATALOGUE_ROLES: tuple[str, ...] = (SYSTEM, DEVELOPER)
+#: roles whose body may hold ``<tool_response>`` results
+RESULT_ROLES: tuple[str, ...] = (USER, TOOL)
 
 # blocks
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"

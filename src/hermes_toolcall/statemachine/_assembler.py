@@ -1,11 +1,16 @@
-"""The assembler: turns what the readers found into parts, turns, gaps, diagnostics and events.
+"""The assembler: folds what the readers found into parts, turns, gaps, diagnostics and events.
 
-The readers hand it typed boundary values, never raw state: text known to hold no marker (kept by
-the readers' sinks in ``text`` / ``Segment.text`` / ``OpenBlock.text``), a marker at an offset
-(``boundary``: it takes the marker's move from the table, ``table.moves``), a block cut at its size
-limit (``cut``) and the end of the input (``finish``). It owns the folded values (``parts``,
-``Envelope.turns`` / ``gaps``, ``diags``, ``result``) and the current event list (``events``),
-and moves the machine (``Cursor.fire``) at each boundary. Block rules are ``blocks``.
+``StreamParser``'s loop hands it values, never reader state: text of the current state (given to the
+current element's ``add``), the action of a marker's move at an offset (``actions``), a call's name
+(``announce``), where the streamed arguments start and end (``arguments``). It alone writes the
+folded values (``parts``, ``turns``, ``gaps``, ``diags``, ``result``) and says, at the end of a
+header, which role it named (``role``).
+
+Per-state data travels with the state: each state has an *element*, made when the state is entered
+and folded when it is left: a ``Run`` of body text, a reasoning ``Segment``, a ``Block`` (call,
+result or catalogue), a ``Header``, a ``Gap`` between turns, the ``Tail`` after a completion's end.
+A transcript's open turn is a ``TurnHead`` value, made at the end of its header. Each element writes
+only its own fields; ``add`` returns the events of a piece of text. Block rules are ``_blocks``'.
 """
 
 from __future__ import annotations
@@ -17,60 +22,42 @@ from .. import tags
 from .._construct import new_reasoning, new_text, new_turn
 from .._model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
 from .._options import ParseOptions
+from ..errors import MachineBug
 from ._blocks import CallBlock, finish_call, finish_response, finish_tools
 from ._events import (
+    ArgumentsDelta,
     Event,
-    new_arguments_delta,
+    TextDelta,
     new_diagnostic_event,
     new_gap_text,
+    new_reasoning_delta,
     new_reasoning_end,
     new_reasoning_start,
     new_tool_call_start,
     new_turn_end,
     new_turn_start,
 )
-from ._jsontrack import JsonTrack
-from ._machine import Cursor
-from ._markers import BlockScan, block_scans
 from ._messages import diagnostic
-from ._table import K_BLOCK, ROLES, Action, State, Trigger
+from ._table import ACTIONS, Action, role_marker
 
 if TYPE_CHECKING:
     from .._tools_policy import ToolPolicy
 
-__all__ = ["Assembler", "Envelope", "OpenBlock", "Segment"]
+__all__ = ["SINK", "Assembler", "Block", "Gap", "Header", "Run", "Segment", "Tail", "TurnHead"]
 
 _WS = " \t\n\r"
-_GAP, _HEADER, _TAIL, _REASONING = State.GAP, State.HEADER, State.TAIL, State.REASONING
-_CALL, _REASONING_CALL, _RESPONSE = State.CALL, State.REASONING_CALL, State.RESPONSE
-# Members as module constants: looking one up on its Enum class costs several times more, and the
-# assembler names them at every boundary.
-_BAD_HEADER = Action.BAD_HEADER
-_BEGIN_TURN = Action.BEGIN_TURN
-_CLOSE_BLOCK = Action.CLOSE_BLOCK
-_CLOSE_REASONING = Action.CLOSE_REASONING
-_DIAG_STRAY = Action.DIAG_STRAY
-_END_COMPLETION = Action.END_COMPLETION
-_END_HEADER = Action.END_HEADER
-_OPEN_BLOCK = Action.OPEN_BLOCK
-_OPEN_REASONING = Action.OPEN_REASONING
-_REOPEN_BLOCK = Action.REOPEN_BLOCK
-_SPLIT_REASONING = Action.SPLIT_REASONING
-_STOP = Action.STOP
-_T_CLOSE_REASONING = Trigger.CLOSE_REASONING
-_T_CUT = Trigger.CUT
-_T_END_BLOCK = Trigger.END_BLOCK
-_T_EOF = Trigger.EOF
-_T_IM_END = Trigger.IM_END
-_T_OPEN_CALL = Trigger.OPEN_CALL
-_T_ROLE_PLAIN = Trigger.ROLE_PLAIN
-A = Action
-_DIAG_KEYS = {A.DIAG_FABRICATED: "HT122", A.DIAG_CALL_IN_REASONING: "HT124"}
+_new = object.__new__
+_set_text = TextDelta.__dict__["text"].__set__  # the slot's member descriptor (see _construct.positional)
+_set_ordinal, _set_id, _set_arguments = (ArgumentsDelta.__dict__[name].__set__ for name in ("ordinal", "id", "text"))
 _KIND_OF_OPENER: dict[str, ReasoningKind] = {opener: kind for kind, opener in tags.OPEN.items()}
 
 
 def _start(d: Diagnostic) -> int:
     return d.span.start
+
+
+def _not_the_assembler_s(tag: str, at: int) -> list[Event]:
+    raise MachineBug(f"no assembler action for {tag!r} at {at}")
 
 
 class _Sink(list[Any]):
@@ -95,95 +82,191 @@ class _ErrorsOnly(list[Diagnostic]):
             self.append(item)
 
 
+#: A list that keeps nothing.
 SINK: list[Any] = _Sink()
+
+# ---------------------------------------------------------------------------------------- elements
+
+
+class Run:
+    """Body text between a body's blocks (``start`` -1 until its first text): text deltas."""
+
+    __slots__ = ("pieces", "start")
+
+    def __init__(self, pieces: list[str], start: int = -1) -> None:
+        self.pieces = pieces
+        self.start = start
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Body text at ``at``."""
+        if self.start < 0:
+            self.start = at
+        self.pieces.append(text)
+        delta = _new(TextDelta)  # as new_text_delta(text), without a Python call
+        _set_text(delta, text)
+        return [delta]
 
 
 class Segment:
-    """The open (or last) reasoning segment."""
+    """A reasoning segment (``opened``: by its tag, else by the prompt or after a call inside it)."""
 
-    __slots__ = ("kind", "opened", "start", "text")
+    __slots__ = ("kind", "opened", "pieces", "start")
 
-    def __init__(self) -> None:
-        self.kind: ReasoningKind = "think"
-        self.start = 0
-        self.opened = True
-        self.text: list[str] = []
+    def __init__(self, kind: ReasoningKind, start: int, *, opened: bool) -> None:
+        self.kind = kind
+        self.start = start
+        self.opened = opened
+        self.pieces: list[str] = []
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Reasoning text."""
+        self.pieces.append(text)
+        return [new_reasoning_delta(self.kind, text)]
 
 
-class Envelope:
-    """The transcript envelope and the completion's end: turns, gaps, headers, call numbering."""
+class Gap:
+    """Text between turns (kept until the gap ends; no event before)."""
+
+    __slots__ = ("pieces", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.pieces: list[str] = []
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Gap text."""
+        self.pieces.append(text)
+        return []
+
+
+class Header(Gap):
+    """A role header: ``start`` is the turn's (its ``<|im_start|>``), the pieces are the role."""
+
+    __slots__ = ()
+
+
+class Tail:
+    """After the end of a completion: where and how it ended, and whether text follows."""
+
+    __slots__ = ("end_at", "end_token", "stopped_at", "text_seen")
+
+    def __init__(self, *, end_at: int = -1, end_token: str = "", stopped_at: int | None = None) -> None:
+        self.end_at = end_at  # where the control token that ended the completion starts
+        self.end_token = end_token
+        self.stopped_at = stopped_at  # where a fabricated <tool_response> stopped it
+        self.text_seen = False
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Text after the end."""
+        if not self.text_seen and text.strip(_WS):
+            self.text_seen = True
+        return []
+
+
+class Block:
+    """An open call, result or catalogue block: where it is, its text so far, and for a call its id,
+    the name announced early and where the streamed arguments lie in its text (``streamed``, read by
+    ``_blocks.finish_call``)."""
 
     __slots__ = (
-        "body_start",
-        "end_at",
-        "end_token",
-        "gap_start",
-        "gaps",
-        "header",
+        "announced",
+        "args",
+        "block_id",
+        "call",
+        "deltas",
+        "inner",
+        "limit",
+        "opener",
         "ordinal",
-        "role",
-        "stopped_at",
-        "tail_text",
-        "turn_start",
-        "turns",
-        "valid",
+        "pieces",
+        "reasoning",
+        "start",
     )
 
-    def __init__(self) -> None:
-        self.turns: list[Any] = []
-        self.gaps: list[Text] = []
-        self.gap_start = 0
-        self.turn_start = 0
-        self.role = ""
-        self.header: Span | None = None
-        self.body_start = 0
-        self.valid = 0  # valid calls so far in this body (their index)
-        self.ordinal = 0  # blocks of calls so far (ids)
-        self.end_at = -1  # completion: where the control token that ended it starts
-        self.end_token = ""
-        self.tail_text = False  # text after the end of the completion
-        self.stopped_at: int | None = None
+    def __init__(
+        self, opener: str, start: int, inner: int, limit: int, call: CallBlock | None, reasoning: ReasoningKind | None
+    ) -> None:
+        self.opener = opener  # the block's tag: a call, a result or a catalogue
+        self.start = start
+        self.inner = inner
+        self.limit = limit  # absolute offset of the cut (``max_block_chars``)
+        self.pieces: list[str] = []
+        self.call = call is not None
+        self.ordinal = call.ordinal if call is not None else -1
+        self.block_id = call.block_id if call is not None else ""
+        self.announced: str | None = None  # name of the early ToolCallStart, if any
+        self.args: list[int] = []  # offsets in the text where the streamed arguments start and end
+        self.deltas = False  # inside the streamed arguments of an announced call: text is also a delta
+        self.reasoning = reasoning  # the reasoning kind the block was opened in, if any
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Block text; inside the streamed arguments of an announced call, also an argument delta."""
+        self.pieces.append(text)
+        if self.deltas:
+            delta = _new(ArgumentsDelta)  # as new_arguments_delta(...), without a Python call
+            _set_ordinal(delta, self.ordinal)
+            _set_id(delta, self.block_id)
+            _set_arguments(delta, text)
+            return [delta]
+        return []
+
+    def announce(self, name: str) -> None:
+        """The call was announced as ``name``."""
+        self.announced = name
+
+    def arguments(self, inside: bool) -> None:
+        """The streamed arguments object starts (True) or ends (False) here."""
+        self.args.append(sum(map(len, self.pieces)))
+        self.deltas = inside and self.announced is not None
+
+    @property
+    def streamed(self) -> list[str] | None:
+        """The argument text sent as deltas (None: the call was not announced)."""
+        if self.announced is None:
+            return None
+        if not self.args:
+            return []
+        text = "".join(self.pieces)
+        return [text[self.args[0] : self.args[1] if len(self.args) > 1 else len(text)]]
 
 
-class OpenBlock:
-    """The open call, result or catalogue block: where it is, its text so far, how it is read."""
+Element = Run | Segment | Gap | Tail | Block
 
-    __slots__ = ("call", "inner", "length", "limit", "mode", "scans", "start", "text", "track")
 
-    def __init__(self) -> None:
-        self.start = self.inner = self.limit = self.length = 0
-        self.text: list[str] = []
-        self.mode = ""  # "" undecided, "plain", "json"
-        self.call: CallBlock | None = None
-        self.track: JsonTrack | None = None
-        self.scans: BlockScan | None = None
+class TurnHead:
+    """A transcript turn whose header was read: its start, role, header span and where its body starts."""
 
-    def sink(self, text: str) -> None:
-        """Block text that holds no end of the block."""
-        self.text.append(text)
-        self.length += len(text)
+    __slots__ = ("body_start", "header", "role", "start")
+
+    def __init__(self, start: int, role: str, header: Span, body_start: int) -> None:
+        self.start = start
+        self.role = role
+        self.header = header
+        self.body_start = body_start
+
+
+# ---------------------------------------------------------------------------------------- the assembler
 
 
 class Assembler:
-    """Folds boundaries into values and events (see the module docstring)."""
+    """Folds the loop's values into parts, turns, gaps, diagnostics and events (see the module docstring)."""
 
     __slots__ = (
-        "block",
-        "cur",
         "diags",
-        "env",
-        "events",
+        "element",
+        "gaps",
         "options",
+        "ordinal",
         "parts",
         "policy",
         "result",
         "retain",
-        "seg",
         "span",
         "stream_arguments",
-        "text",
-        "text_start",
         "transcript",
+        "turn",
+        "turns",
+        "valid",
     )
 
     def __init__(
@@ -192,392 +275,368 @@ class Assembler:
         options: ParseOptions,
         transcript: bool,
         stream_arguments: bool,
-        cur: Cursor,
+        retain: bool,
         span: Callable[[int, int], Span],
         policy: ToolPolicy | None,
     ) -> None:
         self.options = options
         self.transcript = transcript
         self.stream_arguments = stream_arguments
-        self.cur = cur
         self.span = span
         self.policy = policy
-        self.events: list[Event] = []
+        self.retain = retain
         self.diags: list[Diagnostic] = []
         self.parts: list[Any] = []
-        self.text_start = -1  # where the text run being read starts (-1: none)
-        self.text: list[str] = []  # its pieces (also: the gap's or the header's)
-        self.seg = Segment()
-        self.env = Envelope()
-        self.block = OpenBlock()
+        self.turns: list[Any] = []
+        self.gaps: list[Text] = []
+        if not retain:  # keep no parts, turns, gaps or body text (events carry them); strict: the errors
+            self.parts = self.turns = self.gaps = SINK
+            self.diags = _ErrorsOnly() if options.strict else SINK
+        self.turn: TurnHead | None = None
+        self.ordinal = 0  # call blocks so far (their ids)
+        self.valid = 0  # valid calls so far in this body (their index)
+        self.element: Element = Gap(0) if transcript else Run(self._pieces())
         self.result: Completion | Transcript | None = None
-        self.retain = True
 
-    def drop_folded(self) -> None:
-        """``retain=False``: keep no parts, turns, gaps or body text (events carry them), and in
-        lenient mode no diagnostics (strict: the errors ``close()`` raises with)."""
-        self.retain = False
-        self.parts = SINK
-        self.env.turns = SINK
-        self.env.gaps = SINK
-        self.diags = _ErrorsOnly() if self.options.strict else SINK
-        if not self.transcript:
-            self.text = SINK
+    def _pieces(self) -> list[str]:
+        """The pieces of a new body text run (kept only for ``result()``)."""
+        return [] if self.retain else SINK
+
+    def actions(self) -> tuple[Callable[[str, int], list[Event]], ...]:
+        """The method of each action, in the order of ``_table.ACTIONS``: called with the marker's text
+        and absolute offset, it returns the events."""
+        A = Action
+        methods: dict[Action, Callable[[str, int], list[Event]]] = {
+            A.BEGIN_TURN: self.begin_turn,
+            A.END_HEADER: self.end_header,
+            A.BAD_HEADER: self.bad_header,
+            A.END_TURN: self.end_turn,
+            A.NEW_TURN: self.new_turn,
+            A.END_COMPLETION: self.end_completion,
+            A.OPEN_BLOCK: self.open_block,
+            A.CLOSE_BLOCK: self.close_block,
+            A.REOPEN_BLOCK: self.reopen_block,
+            A.CUT_BLOCK: self.cut_block,
+            A.OPEN_REASONING: self.open_reasoning,
+            A.CLOSE_REASONING: self.close_reasoning,
+            A.SPLIT_REASONING: self.split_reasoning,
+            A.DIAG_STRAY: self.stray,
+            A.DIAG_FABRICATED: self.fabricated,
+            A.DIAG_CALL_IN_REASONING: self.call_in_reasoning,
+            A.STOP: self.stop,
+            A.FINISH: self.finish,
+        }
+        return tuple(methods.get(action, _not_the_assembler_s) for action in ACTIONS)  # READ_ROLE: the loop's
 
     def oldest_open(self, floor: int) -> int:
         """The smallest offset a span may still start at, ``floor`` being the first unread one."""
-        env = self.env
-        state = self.cur.state
-        if self.transcript:
-            floor = min(floor, env.gap_start if state is _GAP else env.turn_start)
-        if self.text_start >= 0:
-            floor = min(floor, self.text_start)
-        if self.cur.kind == K_BLOCK:
-            floor = min(floor, self.block.start)
-        if state is _REASONING:
-            floor = min(floor, self.seg.start)
-        if env.end_at >= 0:
-            floor = min(floor, env.end_at)
-        if env.stopped_at is not None:
-            floor = min(floor, env.stopped_at)
+        el = self.element
+        if self.turn is not None:
+            floor = min(floor, self.turn.start)
+        if isinstance(el, Tail):
+            for at in (el.end_at, el.stopped_at):
+                if at is not None and at >= 0:
+                    floor = min(floor, at)
+        elif el.start >= 0:
+            floor = min(floor, el.start)
         return floor
 
-    def diag(self, key: str, start: int, end: int, **fields: object) -> None:
+    def diag(self, key: str, start: int, end: int, **fields: object) -> Event:
+        """Record a diagnostic; its event."""
         d = diagnostic(key, self.span(start, end), strict=self.options.strict, **fields)
         self.diags.append(d)
-        self.events.append(new_diagnostic_event(d))
+        return new_diagnostic_event(d)
 
-    # ------------------------------------------------------------------ boundaries
+    # ------------------------------------------------------------------ envelope
 
-    def boundary(self, tag: str, at: int) -> None:
-        """The marker ``tag`` at absolute ``at``: take its move in the current state (``table.moves``)."""
-        cur = self.cur
-        move = cur.moves[tag]
-        action = move.action
-        trigger = move.trigger
-        if action is _OPEN_BLOCK:
-            self.flush_text()
-            self.open_block(trigger, at, tag)  # type: ignore[arg-type]
-        elif action is _CLOSE_BLOCK:
-            self.finish_block(at + len(tag), closed=True, closer=trigger)
-        elif move.control:
-            self.control(action, trigger, tag, at)  # type: ignore[arg-type]
-        elif action is _END_HEADER:
-            self.header_done(at + len(tag))
-        elif action is _REOPEN_BLOCK:  # unterminated; the tag opens the next block
-            self.finish_block(at, closed=False)
-            if cur.state is _REASONING:
-                self.end_segment(at, closed=False)
-            else:
-                self.flush_text()
-            self.open_block(trigger, at, tag)  # type: ignore[arg-type]
-        elif action is _OPEN_REASONING:
-            self.flush_text()
-            self.start_segment(_KIND_OF_OPENER[tag], at, opened=True)
-            cur.fire(trigger)  # type: ignore[arg-type]
-        elif action is _CLOSE_REASONING:
-            self.end_segment(at + len(tag), closed=True)
-            cur.fire(trigger)  # type: ignore[arg-type]
-        elif action is _SPLIT_REASONING:
-            self.end_segment(at, closed=False)
-            self.open_block(trigger, at, tag)  # type: ignore[arg-type]
-        elif action is _STOP:
-            self.diag("HT122:stop", at, at + len(tag))
-            self.stop(at, trigger)  # type: ignore[arg-type]
-        else:  # a diagnostic; the tag stays text of the state
-            if action is _DIAG_STRAY:
-                self.diag("HT121", at, at + len(tag), tag=tag)
-            else:
-                self.diag(_DIAG_KEYS[action], at, at + len(tag))
-            cur.reader.sink(tag, at)
+    def role(self) -> str:
+        """The marker (its name) of the role the open header names (its newline was read)."""
+        assert isinstance(self.element, Header)
+        return role_marker("".join(self.element.pieces))
 
-    def control(self, action: Action, trigger: Trigger, tag: str, at: int) -> None:
-        """A control token at ``at``: ends the body or the completion, opens or closes turns."""
-        env = self.env
-        if action is _END_COMPLETION:
-            self.end_body(at)
-            env.end_at = at
-            env.end_token = tag
-            self.cur.fire(trigger)
-            return
-        if action is _BEGIN_TURN:  # <|im_start|> in a gap
-            self.end_gap(at)
-            self.begin_turn(trigger, at)
-            return
+    def begin_turn(self, tag: str, at: int) -> list[Event]:
+        """``<|im_start|>`` between turns: the gap ends, a header starts."""
+        events = self._end_gap(at)
+        self.element = Header(at)
+        return events
+
+    def end_header(self, tag: str, at: int) -> list[Event]:
+        """The line end ``tag`` after the role, at ``at``: the turn's body starts after it."""
+        header = self.element
+        assert isinstance(header, Header)
+        role = "".join(header.pieces)
+        body = at + len(tag)
+        span = self.span(header.start, body)
+        self.turn = TurnHead(header.start, role, span, body)
+        self.valid = 0
+        if self.retain:
+            self.parts = []
+        events: list[Event] = []
+        if role not in tags.ROLES:
+            start = header.start + len(tags.IM_START)
+            events.append(self.diag("HT004", start, start + len(role), role=role))
+        events.append(new_turn_start(role, span))
+        self.element = Run(self._pieces())
+        return events
+
+    def bad_header(self, tag: str, at: int) -> list[Event]:
+        """A control token inside a header (HT003): the turn ends there."""
+        header = self.element
+        assert isinstance(header, Header)
+        events = [self.diag("HT003", header.start, at)]
+        role = "".join(header.pieces)
+        self.turn = TurnHead(header.start, role, self.span(header.start, at), at)
+        if tag == tags.IM_END:
+            end = at + len(tag)
+            events += self._end_turn(end, self.span(at, end), ())
+            self.element = Gap(end)
+        else:
+            events += self._end_turn(at, None, ())
+            self.element = Header(at)
+        return events
+
+    def end_turn(self, tag: str, at: int) -> list[Event]:
+        """``<|im_end|>`` in a body or block: block, body and turn end."""
         end = at + len(tag)
-        if action is _BAD_HEADER:
-            self.diag("HT003", env.turn_start, at)
-            env.role = "".join(self.text)
-            self.text = []
-            env.header = self.span(env.turn_start, at)
-        else:
-            self.end_body(at)
-        if trigger is _T_IM_END:  # END_TURN, or BAD_HEADER at <|im_end|>
-            self.end_turn(end, self.span(at, end))
-            self.cur.fire(trigger)
-            env.gap_start = end
-        elif action is _BAD_HEADER:
-            self.end_turn(at, None)
-            self.cur.fire(trigger)
-            env.turn_start = at
-        else:  # NEW_TURN
-            self.diag("HT001", at, end)
-            self.end_turn(at, None)
-            self.begin_turn(trigger, at)
+        events = self._end_body(at)
+        events += self._end_turn(end, self.span(at, end), tuple(self.parts))
+        self.element = Gap(end)
+        return events
 
-    def stop(self, at: int, trigger: Trigger) -> None:
-        self.env.stopped_at = at
-        self.flush_text()
+    def new_turn(self, tag: str, at: int) -> list[Event]:
+        """``<|im_start|>`` in a body or block (HT001): the turn ends unterminated, the next starts."""
+        events = self._end_body(at)
+        events.append(self.diag("HT001", at, at + len(tag)))
+        events += self._end_turn(at, None, tuple(self.parts))
+        self.element = Header(at)
+        return events
+
+    def end_completion(self, tag: str, at: int) -> list[Event]:
+        """A control token at completion level: the completion ends."""
+        events = self._end_body(at)
+        self.element = Tail(end_at=at, end_token=tag)
+        return events
+
+    def stop(self, tag: str, at: int) -> list[Event]:
+        """A fabricated ``<tool_response>`` with ``stop_at_fabricated_response`` (HT122): parsing stops."""
+        events = [self.diag("HT122:stop", at, at + len(tag))]
+        self._flush()
         if self.transcript:
-            self.end_turn(at, None)
-        self.cur.fire(trigger)
+            events += self._end_turn(at, None, tuple(self.parts))
+        self.element = Tail(stopped_at=at)
+        return events
 
-    def finish(self, total: int) -> None:
-        """The end of the input at ``total``: close whatever is open."""
-        env = self.env
-        state = self.cur.state
-        if state is _GAP:
-            self.end_gap(total)
-        elif state is _HEADER:
-            self.diag("HT003", env.turn_start, total)
-            env.role = "".join(self.text)
-            self.text = []
-            env.header = self.span(env.turn_start, total)
-            self.end_turn(total, None)
-        elif state is _TAIL:
-            if env.stopped_at is not None:
-                self.diag("HT123", env.stopped_at, total)
-            elif env.end_token == tags.IM_START or env.tail_text:
-                self.diag("HT006", env.end_at, total)
-        else:
-            self.end_body(total)
-            if self.transcript:
-                if total > env.body_start:
-                    self.diag("HT002", total, total)
-                self.end_turn(total, None)
-        self.cur.fire(_T_EOF)
+    def stray(self, tag: str, at: int) -> list[Event]:
+        """A closer with nothing open (HT121); the loop keeps it as text."""
+        return [self.diag("HT121", at, at + len(tag), tag=tag)]
+
+    def fabricated(self, tag: str, at: int) -> list[Event]:
+        """``<tool_response>`` in an assistant body (HT122); the loop keeps it as text."""
+        return [self.diag("HT122", at, at + len(tag))]
+
+    def call_in_reasoning(self, tag: str, at: int) -> list[Event]:
+        """``<tool_call>`` in reasoning without ``calls_in_reasoning`` (HT124); the loop keeps it as text."""
+        return [self.diag("HT124", at, at + len(tag))]
+
+    def finish(self, tag: str, at: int) -> list[Event]:
+        """The end of the input at ``at``: close whatever is open."""
+        el = self.element
+        if isinstance(el, Header):  # as a control token there would: HT003, the turn ends
+            return self.bad_header("", at)
+        if isinstance(el, Gap):
+            return self._end_gap(at)
+        if isinstance(el, Tail):
+            if el.stopped_at is not None:
+                return [self.diag("HT123", el.stopped_at, at)]
+            if el.end_token == tags.IM_START or el.text_seen:
+                return [self.diag("HT006", el.end_at, at)]
+            return []
+        events = self._end_body(at)
+        if self.transcript:
+            assert self.turn is not None
+            if at > self.turn.body_start:
+                events.append(self.diag("HT002", at, at))
+            events += self._end_turn(at, None, tuple(self.parts))
+        return events
 
     def folded(self, source: str, total: int) -> Completion | Transcript:
         """The result value, once the input is closed."""
         if self.result is None:
-            env = self.env
             diags = tuple(sorted(self.diags, key=_start))
+            el = self.element
+            stopped = el.stopped_at if isinstance(el, Tail) else None
             if self.transcript:
                 self.result = Transcript(
-                    turns=tuple(env.turns),
-                    gaps=tuple(env.gaps),
-                    diagnostics=diags,
-                    source=source,
-                    stopped_at=env.stopped_at,
+                    turns=tuple(self.turns), gaps=tuple(self.gaps), diagnostics=diags, source=source, stopped_at=stopped
                 )
             else:
-                end = self.span(env.end_at, total) if env.end_at >= 0 else None
+                end_at = el.end_at if isinstance(el, Tail) else -1
+                end = self.span(end_at, total) if end_at >= 0 else None
                 self.result = Completion(
-                    parts=tuple(self.parts), diagnostics=diags, source=source, end=end, stopped_at=env.stopped_at
+                    parts=tuple(self.parts), diagnostics=diags, source=source, end=end, stopped_at=stopped
                 )
         return self.result
 
+    def _end_gap(self, at: int) -> list[Event]:
+        gap = self.element
+        assert isinstance(gap, Gap)
+        text = "".join(gap.pieces)
+        if not text:
+            return []
+        part = new_text(text, gap.start, at, self.span(gap.start, at))
+        self.gaps.append(part)
+        events = [self.diag("HT005", gap.start, at)] if text.strip(_WS) else []
+        events.append(new_gap_text(part))
+        return events
+
+    def _end_turn(self, end: int, end_span: Span | None, parts: tuple[Any, ...]) -> list[Event]:
+        head = self.turn
+        assert head is not None
+        span = self.span(head.start, end)
+        estart = None if end_span is None else end_span.start
+        turn = new_turn(head.role, parts, span.start, end, head.header.end, estart, (span, head.header, end_span))
+        if self.retain:
+            self.parts = []
+        self.turns.append(turn)
+        self.turn = None
+        return [new_turn_end(turn)]
+
+    def _end_body(self, at: int) -> list[Event]:
+        """The body ends at ``at``: close the open block and reasoning, flush text."""
+        events: list[Event] = []
+        if isinstance(self.element, Block):
+            events += self._finish_block(at, closed=False, cut=False)
+        seg = self.element
+        if isinstance(seg, Segment):
+            events += self._end_segment(at, closed=False)
+            events.append(self.diag("HT111", seg.start, at, kind=seg.kind))
+        self._flush()
+        return events
+
     # ------------------------------------------------------------------ text and reasoning
 
-    def flush_text(self) -> None:
-        start = self.text_start
-        if start >= 0:
-            if self.retain:
-                text = "".join(self.text)
-                end = start + len(text)
-                self.parts.append(new_text(text, start, end, self.span(start, end)))  # eager positions
-            self.text_start = -1
-        self.text = [] if self.retain else SINK
+    def _flush(self) -> None:
+        """The open text run (if any) becomes a part; a new run starts."""
+        run = self.element
+        if isinstance(run, Run) and run.start >= 0 and self.retain:
+            text = "".join(run.pieces)
+            end = run.start + len(text)
+            self.parts.append(new_text(text, run.start, end, self.span(run.start, end)))  # eager positions
+        self.element = Run(self._pieces())
 
-    def rejoin_text(self, start: int, text: str) -> None:
-        """A block at ``start`` became ``text`` (tools policy): it joins the text run before it, if adjacent."""
-        prev = self.parts[-1] if self.parts else None
-        if isinstance(prev, Text) and prev.span.end == start:
-            self.parts.pop()
-            self.text_start = prev.span.start
-            self.text = [prev.text, text]
-        else:
-            self.text_start = start
-            self.text = [text]
+    def open_reasoning(self, tag: str, at: int) -> list[Event]:
+        """A reasoning opener in a body: the text run ends, a segment starts."""
+        self._flush()
+        kind = _KIND_OF_OPENER[tag]
+        self.element = Segment(kind, at, opened=True)
+        return [new_reasoning_start(kind, True)]
 
-    def start_segment(self, kind: ReasoningKind, at: int, *, opened: bool) -> None:
-        seg = self.seg
-        seg.kind = self.cur.reasoning_kind = kind
-        seg.start = at
-        seg.opened = opened
-        seg.text = []
-        self.events.append(new_reasoning_start(kind, opened))
+    def start_reasoning(self, kind: ReasoningKind) -> list[Event]:
+        """A completion that begins inside reasoning (the prompt opened it): a segment without an opener."""
+        self.element = Segment(kind, 0, opened=False)
+        return [new_reasoning_start(kind, False)]
 
-    def end_segment(self, end: int, *, closed: bool) -> None:
-        seg = self.seg
-        text = "".join(seg.text)
+    def close_reasoning(self, tag: str, at: int) -> list[Event]:
+        """The segment's closer: it ends."""
+        events = self._end_segment(at + len(tag), closed=True)
+        self.element = Run(self._pieces())
+        return events
+
+    def _end_segment(self, end: int, *, closed: bool) -> list[Event]:
+        seg = self.element
+        assert isinstance(seg, Segment)
+        text = "".join(seg.pieces)
         part = None
         if text or seg.opened or closed:
             part = new_reasoning(seg.kind, text, seg.start, end, self.span(seg.start, end), seg.opened, closed)
             self.parts.append(part)
-        seg.text = []
-        self.events.append(new_reasoning_end(seg.kind, closed, part))
-
-    # ------------------------------------------------------------------ envelope
-
-    def end_gap(self, at: int) -> None:
-        text = "".join(self.text)
-        self.text = []
-        if text:
-            env = self.env
-            part = new_text(text, env.gap_start, at, self.span(env.gap_start, at))
-            env.gaps.append(part)
-            if text.strip(_WS):
-                self.diag("HT005", env.gap_start, at)
-            self.events.append(new_gap_text(part))
-
-    def begin_turn(self, trigger: Trigger, at: int) -> None:
-        self.cur.fire(trigger)
-        self.env.turn_start = at
-        self.text = []
-
-    def header_done(self, at: int) -> None:
-        """The role header ended with its line end, which ends at ``at``: the body starts there."""
-        env = self.env
-        role = "".join(self.text)
-        self.text = []
-        env.role = role
-        env.header = header = self.span(env.turn_start, at)
-        env.body_start = at
-        env.valid = 0
-        if self.retain:
-            self.parts = []
-        else:
-            self.text = SINK  # body text goes out as deltas only
-        trigger = ROLES.get(role)
-        if trigger is None:
-            start = env.turn_start + len(tags.IM_START)
-            self.diag("HT004", start, start + len(role), role=role)
-            trigger = _T_ROLE_PLAIN
-        self.events.append(new_turn_start(role, header))
-        self.cur.fire(trigger)
-
-    def end_turn(self, end: int, end_span: Span | None) -> None:
-        env = self.env
-        assert env.header is not None
-        parts = tuple(self.parts) if self.cur.state is not _HEADER else ()
-        header = env.header
-        span = self.span(env.turn_start, end)
-        estart = None if end_span is None else end_span.start
-        turn = new_turn(env.role, parts, span.start, end, header.end, estart, (span, header, end_span))
-        if self.retain:
-            self.parts = []
-        else:
-            self.text = []  # the gap that follows is kept (GapText)
-        env.turns.append(turn)
-        self.events.append(new_turn_end(turn))
-
-    def end_body(self, at: int) -> None:
-        """The body ends at ``at``: close the open block and reasoning, flush text."""
-        if self.cur.kind == K_BLOCK:
-            self.finish_block(at, closed=False)
-        if self.cur.state is _REASONING:
-            self.end_segment(at, closed=False)
-            self.diag("HT111", self.seg.start, at, kind=self.seg.kind)
-            self.cur.fire(_T_CLOSE_REASONING)
-        self.flush_text()
+        return [new_reasoning_end(seg.kind, closed, part)]
 
     # ------------------------------------------------------------------ blocks
 
-    def open_block(self, trigger: Trigger, at: int, tag: str) -> None:
-        self.cur.fire(trigger)
-        block = self.block
-        block.start = at
-        block.inner = inner = at + len(tag)
-        block.limit = inner + self.options.max_block_chars
-        block.text = []
-        block.length = 0
-        block.mode = ""
-        block.track = None
-        block.scans = block_scans()[self.cur.state]
-        if trigger is _T_OPEN_CALL:
-            env = self.env
-            ordinal = env.ordinal
-            env.ordinal += 1
-            block.call = CallBlock(ordinal=ordinal, block_id=self.options.ids(ordinal))
+    def open_block(self, tag: str, at: int) -> list[Event]:
+        """A block opener in its body: the text run ends, the block starts."""
+        self._flush()
+        self._new_block(tag, at, None)
+        return []
+
+    def split_reasoning(self, tag: str, at: int) -> list[Event]:
+        """``<tool_call>`` in reasoning (``calls_in_reasoning``): the segment ends, a call opens in it."""
+        seg = self.element
+        assert isinstance(seg, Segment)
+        events = self._end_segment(at, closed=False)
+        self._new_block(tag, at, seg.kind)
+        return events
+
+    def _new_block(self, tag: str, at: int, reasoning: ReasoningKind | None) -> None:
+        call = None
+        if tag == tags.CALL_OPEN:
+            ordinal = self.ordinal
+            self.ordinal += 1
+            call = CallBlock(ordinal=ordinal, block_id=self.options.ids(ordinal))
+        inner = at + len(tag)
+        self.element = Block(tag, at, inner, inner + self.options.max_block_chars, call, reasoning)
+
+    def block_limit(self) -> int:
+        """The absolute offset where the open block is cut."""
+        assert isinstance(self.element, Block)
+        return self.element.limit
+
+    def close_block(self, tag: str, at: int) -> list[Event]:
+        """The block's closer: the block is folded."""
+        return self._finish_block(at + len(tag), closed=True, cut=False, closer=tag)
+
+    def reopen_block(self, tag: str, at: int) -> list[Event]:
+        """The block's opener inside it: it ends unterminated, and the tag opens the next block."""
+        block = self.element
+        assert isinstance(block, Block)
+        events = self._finish_block(at, closed=False, cut=False)
+        if block.reasoning is not None:
+            events += self._end_segment(at, closed=False)
         else:
-            block.call = None
+            self._flush()
+        self._new_block(tag, at, block.reasoning)
+        return events
 
-    def announce(self, name: str) -> None:
-        call = self.block.call
-        if call is None or call.announced is not None:
-            return
+    def cut_block(self, tag: str, at: int) -> list[Event]:
+        """The block reached ``max_block_chars`` at ``at``: it is folded, cut."""
+        return self._finish_block(at, closed=False, cut=True)
+
+    def announce(self, name: str) -> list[Event]:
+        """The open call's name is complete: ``ToolCallStart`` (unless the tools policy will not keep it)."""
+        block = self.element
+        assert isinstance(block, Block)
+        if not block.call or block.announced is not None:
+            return []
         if self.policy is not None and not self.policy.announces(name):
-            return  # tools=: a call that will be dropped or become text is never announced
-        call.announced = name
-        call.streamed = []
-        self.events.append(new_tool_call_start(call.ordinal, call.block_id, name))
+            return []  # tools=: a call that will be dropped or become text is never announced
+        block.announce(name)
+        return [new_tool_call_start(block.ordinal, block.block_id, name)]
 
-    def arguments_delta(self, text: str) -> None:
-        call = self.block.call
-        if call is None or call.streamed is None or not text:
-            return
-        call.streamed.append(text)
-        self.events.append(new_arguments_delta(call.ordinal, call.block_id, text))
+    def arguments(self, inside: bool) -> None:
+        """The streamed arguments of the open call start (True) or end (False) here."""
+        block = self.element
+        assert isinstance(block, Block)
+        block.arguments(inside)
 
-    def cut(self, limit: int) -> None:
-        """The open block grew past ``max_block_chars``: cut it at absolute ``limit``."""
-        block = self.block
-        inner = "".join(block.text)
-        block.text = [inner[: self.options.max_block_chars]]
-        self.finish_block(limit, closed=False, cut=True)
-
-    def finish_block(self, end: int, *, closed: bool, cut: bool = False, closer: Trigger | None = None) -> None:
-        """The open block ends at absolute ``end``: fold it into parts, events and diagnostics.
-
-        ``closer``: the trigger of the closing marker (closed), from the table.
-        """
-        cur = self.cur
-        state = cur.state
-        block = self.block
-        env = self.env
-        inner = "".join(block.text)
-        block.text = []
-        start = block.start
+    def _finish_block(self, end: int, *, closed: bool, cut: bool, closer: str = "") -> list[Event]:
+        """The open block ends at absolute ``end``: fold it into parts, events and diagnostics; the
+        element after it is its body's (a text run, or a new reasoning segment)."""
+        block = self.element
+        assert isinstance(block, Block)
         options = self.options
-        assert block.scans is not None
-        if state is _CALL or state is _REASONING_CALL:
-            call_block = block.call
-            assert call_block is not None
-            parts, events, diags = finish_call(
-                call_block,
-                inner=inner,
-                start=start,
-                end=end,
-                closed=closed,
-                cut=cut,
-                closer=block.scans.closer,
-                strict=options.strict,
-                max_block_chars=options.max_block_chars,
-                stream_arguments=self.stream_arguments,
-                first_index=env.valid,
-                span_of=self.span,
-            )
-            if self.policy is not None:  # tools=: the policy decides before any event of the block leaves
-                parts, events, diags, text = self.policy.stream_block(
-                    parts,
-                    events,
-                    diags,
-                    first_index=env.valid,
-                    streamed="".join(call_block.streamed or ()) if call_block.announced is not None else None,
-                    reasoning=self.seg.kind if state is _REASONING_CALL else None,
-                )
-                if text is not None:
-                    self.rejoin_text(start, text)
-            for p in parts:
-                if isinstance(p, ToolCall):
-                    env.valid += 1
+        inner = "".join(block.pieces)
+        if cut:
+            inner = inner[: options.max_block_chars]
+        rejoin: str | None = None
+        if block.call:
+            parts, events, diags, rejoin = self._call_parts(block, inner, end, closed=closed, cut=cut, closer=closer)
             self.parts.extend(parts)
         else:
-            finisher = finish_response if state is _RESPONSE else finish_tools
+            finisher = finish_response if block.opener == tags.RESP_OPEN else finish_tools
             part, events, diags = finisher(
                 inner=inner,
-                start=start,
+                start=block.start,
                 end=end,
                 closed=closed,
                 cut=cut,
@@ -587,15 +646,53 @@ class Assembler:
             )
             self.parts.append(part)
         self.diags.extend(diags)
-        self.events.extend(events)
-        block.track = None
-        block.call = None
-        if cut:
-            cur.fire(_T_CUT)
-        elif closed:
-            assert closer is not None
-            cur.fire(closer)
-        else:  # unterminated: the caller handles what ended it (a control token, an opener, the end)
-            cur.fire(_T_END_BLOCK)
-        if cur.state is _REASONING:
-            self.start_segment(self.seg.kind, end, opened=False)
+        if block.reasoning is not None:
+            self.element = Segment(block.reasoning, end, opened=False)
+            events.append(new_reasoning_start(block.reasoning, False))
+        elif rejoin is not None:
+            self._rejoin(block.start, rejoin)
+        else:
+            self.element = Run(self._pieces())
+        return events
+
+    def _call_parts(
+        self, block: Block, inner: str, end: int, *, closed: bool, cut: bool, closer: str
+    ) -> tuple[list[Any], list[Event], list[Diagnostic], str | None]:
+        """The parts, events and diagnostics of a call block (after the tools policy), and the text it
+        becomes if the policy keeps it as text."""
+        options = self.options
+        parts, events, diags = finish_call(
+            block,
+            inner=inner,
+            start=block.start,
+            end=end,
+            closed=closed,
+            cut=cut,
+            closer=closer or tags.CALL_CLOSE,
+            strict=options.strict,
+            max_block_chars=options.max_block_chars,
+            stream_arguments=self.stream_arguments,
+            first_index=self.valid,
+            span_of=self.span,
+        )
+        text = None
+        if self.policy is not None:  # tools=: the policy decides before any event of the block leaves
+            parts, events, diags, text = self.policy.stream_block(
+                parts,
+                events,
+                diags,
+                first_index=self.valid,
+                streamed="".join(block.streamed or ()) if block.announced is not None else None,
+                reasoning=block.reasoning,
+            )
+        self.valid += sum(1 for p in parts if isinstance(p, ToolCall))
+        return parts, events, diags, text
+
+    def _rejoin(self, start: int, text: str) -> None:
+        """A block at ``start`` became ``text`` (tools policy): it joins the text run before it, if adjacent."""
+        prev = self.parts[-1] if self.parts else None
+        if isinstance(prev, Text) and prev.span.end == start:
+            self.parts.pop()
+            self.element = Run([prev.text, text], prev.span.start)
+        else:
+            self.element = Run([text], start)

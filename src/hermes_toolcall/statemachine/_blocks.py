@@ -8,6 +8,7 @@ the block means (parts, diagnostics) is decided by the block rules both engines 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from .. import _blockrules
 from .._model import Diagnostic, InvalidToolCall, Part, Span, ToolCall
@@ -22,7 +23,7 @@ from ._events import (
     new_tools_event,
 )
 
-__all__ = ["CallBlock", "finish_call", "finish_response", "finish_tools"]
+__all__ = ["CallBlock", "CallState", "finish_call", "finish_response", "finish_tools"]
 
 SpanOf = Callable[[int, int], Span]
 
@@ -30,7 +31,14 @@ _CALL_OPEN = len(CALL_OPEN)
 
 
 class CallBlock:
-    """What the parser knows about an open call block when it ends."""
+    """What the parser knows about an open call block: its number and id, the name announced early
+    (``ToolCallStart`` before the block ends) and the argument text streamed since.
+
+    >>> call = CallBlock(ordinal=0, block_id="call_0")
+    >>> call.announce("f"); call.stream('{"a"'); call.stream(": 1}")
+    >>> call.announced, call.streamed
+    ('f', ['{"a"', ': 1}'])
+    """
 
     __slots__ = ("announced", "block_id", "ordinal", "streamed")
 
@@ -40,9 +48,32 @@ class CallBlock:
         self.announced: str | None = None  # name of the early ToolCallStart, if any
         self.streamed: list[str] | None = None  # argument deltas emitted so far (stream_arguments)
 
+    def announce(self, name: str) -> None:
+        """The call was announced as ``name``; its argument deltas are recorded from now on."""
+        self.announced = name
+        self.streamed = []
+
+    def stream(self, text: str) -> None:
+        """An argument delta was sent (the call was announced)."""
+        assert self.streamed is not None
+        self.streamed.append(text)
+
+
+class CallState(Protocol):
+    """What ``finish_call`` reads of an open call block (``CallBlock``, or the assembler's ``Block``)."""
+
+    @property
+    def ordinal(self) -> int: ...
+    @property
+    def block_id(self) -> str: ...
+    @property
+    def announced(self) -> str | None: ...
+    @property
+    def streamed(self) -> list[str] | None: ...
+
 
 def finish_call(
-    block: CallBlock,
+    block: CallState,
     *,
     inner: str,
     start: int,

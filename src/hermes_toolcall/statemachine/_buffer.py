@@ -114,51 +114,110 @@ class Lines:
 class InputBuffer:
     """The input as the parser has received it: what is unread, where it is, and its lines.
 
-    ``pending`` is the held-back suffix (a possible partial marker or escape, set by ``hold``);
-    ``deferred`` holds chunks of an open block that cannot end it, read later in one pass
-    (``defer``); ``pos`` is the absolute offset of the first character of the data being read. The
-    per-chunk fast paths inline ``take`` (``StreamParser.feed``) and ``defer`` (the block readers).
-    ``defer_to`` is set by a block reader that has just deferred a chunk because only the block's end
-    is looked for: until another path is taken, ``feed`` defers each new chunk without ``<`` that ends
-    by that offset itself, without asking the reader (-1: not armed; ``StreamParser.feed`` disarms it
-    before any other path).
+    It alone writes these fields. ``pending`` is the held-back suffix (a possible partial marker or
+    escape, ``hold``); ``deferred`` holds block text that cannot end the block, read later in one
+    pass (``defer``); ``pos`` is the absolute offset of the first character of the data being read.
+    ``defer_to`` is set by a ``defer`` whose reader has found that only the block's end is looked for:
+    ``take`` defers each new chunk without ``<`` that ends by that offset itself, until one with ``<``
+    comes (-1: not armed).
 
-    >>> buf = InputBuffer()
+    With ``keep`` (``retain=True``), ``chunks`` is the whole input and the line starts are found when
+    a span needs them (``span``), in bulk; without it, nothing of the input is kept once read, and
+    ``take`` records the line starts of each chunk as it comes. ``take`` is the method of the mode.
+
+    >>> buf = InputBuffer(keep=True)
     >>> buf.take("ab\\n<t"), buf.total
-    (0, 5)
-    >>> buf.defer("ab\\n"); buf.hold("<t")
-    >>> buf.take("ool"), buf.unread("ool"), buf.pos
-    (5, 'ab\\n<tool', 0)
+    ('ab\\n<t', 5)
+    >>> buf.defer("ab\\n", -1); buf.hold("<t")
+    >>> buf.take("ool"), buf.pos, buf.span(3, 4).line
+    ('ab\\n<tool', 0, 2)
     """
 
-    __slots__ = ("chunks", "defer_to", "deferred", "lines", "pending", "pos", "span", "total")
+    __slots__ = (
+        "chunks",
+        "defer_to",
+        "deferred",
+        "keep",
+        "lines",
+        "pending",
+        "pos",
+        "scanned",
+        "scanned_chunks",
+        "take",
+        "total",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep: bool) -> None:
+        self.keep = keep
         self.pending = ""
         self.deferred: list[str] = []
         self.defer_to = -1
         self.pos = 0
-        self.chunks: list[str] = []  # the whole input (retain=True; a sink that keeps nothing otherwise)
+        self.chunks: list[str] = []  # the whole input (keep), else nothing
         self.total = 0
         self.lines = Lines()
-        self.span = self.lines.span  # Span with line:column of its start (hot)
+        self.scanned = 0  # keep: the line starts before this offset are recorded
+        self.scanned_chunks = 0  # keep: the chunks up to there
+        #: record a new chunk; the unread data to read now (see ``_take_kept``)
+        self.take = self._take_kept if keep else self._take_lean
 
-    def take(self, chunk: str) -> int:
-        """Record a new chunk (positions, source, lines); returns its absolute start offset."""
-        total = self.total
-        self.total = total + len(chunk)
+    def _take_kept(self, chunk: str) -> str:
+        """Record a new chunk (its offset, the source); the unread data to read now, from ``pos``
+        ("": nothing, the chunk is empty or waits with the deferred block text)."""
+        at = self.total
+        self.total = end = at + len(chunk)
         self.chunks.append(chunk)
+        if end <= self.defer_to:  # armed: the open block looks for its end only
+            if "<" not in chunk:
+                self.deferred.append(chunk)
+                return ""
+            self.defer_to = -1  # (past the bound, the block is cut: no chunk ends by defer_to any more)
+        if self.pending or self.deferred:
+            return self.unread(chunk) if chunk else ""
+        self.pos = at
+        return chunk
+
+    def _take_lean(self, chunk: str) -> str:
+        """``_take_kept`` that keeps nothing of the input, with the line starts of the chunk recorded now."""
+        at = self.total
+        self.total = end = at + len(chunk)
         if "\n" in chunk:
-            self.lines.extend(chunk, total)
-        return total
+            self.lines.extend(chunk, at)
+        if end <= self.defer_to:
+            if "<" not in chunk:
+                self.deferred.append(chunk)
+                return ""
+            self.defer_to = -1
+        if self.pending or self.deferred:
+            return self.unread(chunk) if chunk else ""
+        self.pos = at
+        return chunk
+
+    def span(self, start: int, end: int) -> Span:
+        """A span of the input, with the line:column of its start."""
+        if start > self.scanned and self.keep:
+            self._scan()
+        return self.lines.span(start, end)
+
+    def _scan(self) -> None:
+        """Record the line starts of every chunk received and not scanned yet (keep)."""
+        k = self.scanned_chunks
+        if k < len(self.chunks):
+            text = "".join(self.chunks[k:]) if k + 1 < len(self.chunks) else self.chunks[k]
+            self.lines.extend(text, self.scanned)
+            self.scanned_chunks = len(self.chunks)
+            self.scanned = self.total
 
     def hold(self, text: str) -> None:
         """Keep ``text`` unread until the next chunk (or the end of the input) decides it."""
         self.pending = text
 
-    def defer(self, text: str) -> None:
-        """Keep block text that cannot end the block, to be read with the next data."""
-        self.deferred.append(text)
+    def defer(self, text: str, until: int) -> None:
+        """Keep block text that cannot end the block, to be read with the next data; new chunks
+        without ``<`` that end by ``until`` wait with it (-1: each is looked at)."""
+        if text:
+            self.deferred.append(text)
+        self.defer_to = until
 
     def unread(self, chunk: str) -> str:
         """Everything unread, followed by ``chunk`` (already taken), emptied; sets ``pos`` to its start."""
@@ -169,3 +228,16 @@ class InputBuffer:
             self.deferred = []
         self.pos = self.total - len(data)
         return data
+
+    def first_unread(self) -> int:
+        """The absolute offset of the first character not read yet (held back or deferred)."""
+        return self.total - len(self.pending) - sum(map(len, self.deferred))
+
+    def forget_lines(self, before: int, crowd: int) -> None:
+        """With more than ``crowd`` line starts, forget those of the lines that end before ``before``."""
+        if len(self.lines.starts) > crowd:
+            self.lines.forget(before)
+
+    def source(self) -> str:
+        """The whole input (``keep``)."""
+        return "".join(self.chunks)

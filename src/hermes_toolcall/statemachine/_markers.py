@@ -1,8 +1,8 @@
-"""The scanners of each state (docs/parsing.md §1), compiled from the marker table (``table.MOVES``).
+"""The scanners of each state (docs/parsing.md §1), compiled from the move table (``_table.ROWS``).
 
-The parser searches the text between tag boundaries with these compiled alternations and holds back
-only a proper prefix of one of the same markers (``buffer.held_from``). Every marker of a state's
-scanner is a key of its ``table.moves`` row set, and the reverse (``tests/test_statemachine.py``).
+The readers search the text between tag boundaries with these compiled alternations and hold back
+only a proper prefix of one of the same markers (``_buffer.held_from``). Every marker of a state's
+scanner is a key of its ``_table.moves`` row set, and the reverse (``tests/test_statemachine.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from functools import cache
 from .. import tags
 from .._model import ReasoningKind
 from ._buffer import MarkerSet
-from ._table import JSON_BLOCKS, K_BLOCK, STATE_KINDS, Action, ScanKey, State, markers_of, moves
+from ._table import BLOCK_STATES, JSON_BLOCKS, Action, ScanKey, State, config_of, key_state, markers_of, moves
 
 __all__ = ["BlockScan", "Scan", "block_scans", "text_scans"]
 
@@ -57,7 +57,7 @@ def text_scans(kinds: tuple[ReasoningKind, ...]) -> dict[ScanKey, Scan]:
     return {
         key: _scan(markers)
         for key, markers in markers_of(kinds).items()
-        if not isinstance(key, State) or (STATE_KINDS[key] != K_BLOCK and markers)
+        if key_state(key) not in BLOCK_STATES and markers
     }
 
 
@@ -75,9 +75,11 @@ _CONTROL_START = re.escape(_shared_start(tags.CONTROL)[1:])
 _STRING = rf'"[^"\\<]*(?:(?:\\(?:[^<]|<(?!{_CONTROL_START}))|<(?!{_CONTROL_START}))[^"\\<]*)*"'
 
 
-def _block(state: State, kinds: tuple[ReasoningKind, ...]) -> BlockScan:
-    table = moves("transcript", kinds)[state]
-    ends = markers_of(kinds)[state]
+def _block(state: State) -> BlockScan:
+    kinds: tuple[ReasoningKind, ...] = ("think",)  # a block's markers do not depend on the reasoning kinds
+    key = next(k for k in markers_of(kinds) if key_state(k) is state)
+    table = moves(config_of("transcript", kinds))[key]
+    ends = markers_of(kinds)[key]
     closer = next(m for m, move in table.items() if move.action is Action.CLOSE_BLOCK)
     opener = next((m for m, move in table.items() if move.action is Action.REOPEN_BLOCK), None)
     assert (opener is not None) == (state in JSON_BLOCKS)
@@ -95,5 +97,9 @@ def _block(state: State, kinds: tuple[ReasoningKind, ...]) -> BlockScan:
 
 @cache
 def block_scans() -> dict[State, BlockScan]:
-    """The scanners of the block states (calls, results, catalogues)."""
-    return {state: _block(state, ()) for state, kind in STATE_KINDS.items() if kind == K_BLOCK}
+    """The scanners of the block states (calls, results, catalogues).
+
+    >>> block_scans()[State.CALL].closer
+    '</tool_call>'
+    """
+    return {state: _block(state) for state in BLOCK_STATES}

@@ -7,18 +7,21 @@ With ``retain=False`` it keeps only what the next events need: the unread tail (
 marker), the text of the block currently open (at most ``max_block_chars``), the open reasoning
 segment, gap or role header, and the line starts from the oldest open element on.
 
-``StreamParser`` is a thin loop over composed parts (docs/statemachine.md): the input buffer
-(``buffer.InputBuffer``: unread text, positions, lines), the cursor (``_machine.Cursor``: the
-machine's state and what the table says about it), one reader per kind of state (``_readers``:
-each with its per-chunk fast path next to its scanner) and the assembler (``_assembler``: parts,
-turns, gaps, diagnostics, events). Every event is emitted at a position fixed by the input, so
-merged events and ``result()`` do not depend on the chunking.
+``StreamParser`` is the loop of the engine (docs/statemachine.md): the input buffer
+(``_buffer.InputBuffer``) takes each chunk and gives the unread data; the reader of the current state
+(``_readers``) says what the data holds, as values; the loop applies them: text to the current
+element of the assembler (``_assembler``), a marker to its move in the table (``_table.moves``: the
+assembler's action, then the next state and its reader), a hold or a deferral to the buffer. Every
+event is emitted at a position fixed by the input, so merged events and ``result()`` do not depend
+on the chunking.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar, Literal
 
 from .. import tags
 from .._argcheck import check_bool, check_text, check_type
@@ -27,25 +30,86 @@ from .._model import Completion, Diagnostic, Transcript
 from .._options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
 from .._profiles import DialectProfile
 from ..errors import HermesError, StreamError, StreamStateError, UsageError, internal_error
-from ._assembler import SINK, Assembler
+from ._assembler import Assembler
 from ._buffer import InputBuffer
 from ._events import Event
-from ._machine import CheckedCursor, Cursor
-from ._markers import text_scans
-from ._readers import BlockReader, BodyReader, GapReader, HeaderReader, Reader, ReasoningReader, TailReader
-from ._table import K_BLOCK, K_BODY, K_DONE, K_GAP, K_HEADER, K_REASONING, K_TAIL, State, checked_mode, moves
+from ._markers import BlockScan, block_scans, text_scans
+from ._readers import ARGS, BODY, CUT, DEFER, GUARDED, HOLD, MARK, NAME, REST, BodyReader, Reader, Readers, Value
+from ._table import (
+    JSON_BLOCKS,
+    STATE_KINDS,
+    Action,
+    CheckedMachine,
+    Config,
+    Marker,
+    Move,
+    ScanKey,
+    State,
+    checked_mode,
+    config_of,
+    key_state,
+    moves,
+    state_keys,
+)
+from ._table import K_DONE as _K_DONE
+from ._table import K_HEADER as _K_HEADER
+from ._table import K_TAIL as _K_TAIL
 
-__all__ = ["StreamParser"]
+__all__ = ["Place", "StreamParser", "places"]
 
-_READERS: dict[int, type[Reader]] = {
-    K_BODY: BodyReader,
-    K_REASONING: ReasoningReader,
-    K_GAP: GapReader,
-    K_HEADER: HeaderReader,
-    K_BLOCK: BlockReader,
-    K_TAIL: TailReader,
-    K_DONE: TailReader,
-}
+_READ_ROLE = Action.READ_ROLE
+_CUT = Marker.CUT.value
+_EOF = Marker.EOF.value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Place:
+    """What entering one state key means to the loop: its state and moves, and its reader (a text
+    state's, made once) or what a block's readers are made from (the block's scanners, whether it is
+    a call, the body readers tried at its first character)."""
+
+    state: State
+    moves: dict[str, Move]
+    reader: Reader | None
+    block: BlockScan | None
+    call: bool
+    bodies: tuple[type[BodyReader], ...]
+
+
+@cache
+def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[ScanKey, Place]:
+    """The places of one configuration, with readers of ``readers`` (``body_kind``: the profile's).
+
+    >>> from hermes_toolcall.statemachine._readers import GUARDED
+    >>> type(places(config_of("completion", ("think",)), GUARDED)["reasoning:think"].reader).__name__
+    'TextReader'
+    """
+    table = moves(config)
+    scans = text_scans(config.kinds)
+    blocks = block_scans()
+    plain = readers.bodies["plain"]
+    out: dict[ScanKey, Place] = {}
+    for key, state, _ in state_keys(config.kinds):
+        reader: Reader | None = None
+        block = blocks.get(state)
+        if block is None:
+            kind = STATE_KINDS[state]
+            if kind in (_K_TAIL, _K_DONE):
+                reader = readers.tail()
+            elif kind == _K_HEADER:
+                reader = readers.header(scans[key])
+            else:
+                reader = readers.text(scans[key])
+        bodies = (*readers.bodies[body_kind], *plain) if state in JSON_BLOCKS else plain
+        out[key] = Place(
+            state=state,
+            moves=table[key],
+            reader=reader,
+            block=block,
+            call=state in (State.CALL, State.REASONING_CALL),
+            bodies=bodies,
+        )
+    return out
 
 
 class StreamParser:
@@ -90,12 +154,38 @@ class StreamParser:
     'f'
     """
 
-    _opening: list[Event]  # events of the start state, returned by the first feed() or close()
-    _gate: bool  # closed, or opening events pending: the one check feed() makes before its fast paths
+    __slots__ = (
+        "_acts",
+        "_asm",
+        "_buf",
+        "_checked",
+        "_closed",
+        "_head",
+        "_moves",
+        "_opener",
+        "_places",
+        "_reader",
+        "_retain",
+        "_sink",
+        "_state",
+        "_take",
+        "closing_events",
+        "forget_lines_at",
+        "level",
+        "options",
+        "stream_arguments",
+    )
+
     _head: str  # the first characters, held while they may be the repeated opener of the block
     _opener: str  # that opener (starts_in_reasoning), else ""
+    _state: State
+    _moves: dict[str, Move]
+    _reader: Reader
+    _sink: Callable[[str, int], list[Event]]  # the current element's ``add``
     #: ``retain=False``: how many line starts may pile up before the old ones are forgotten
-    forget_lines_at = 1024
+    FORGET_LINES_AT = 1024
+    #: the reader classes (``_readers.UNGUARDED`` in the tests that compare the guards with the scanners)
+    readers: ClassVar[Readers] = GUARDED
 
     def __init__(
         self,
@@ -142,47 +232,39 @@ class StreamParser:
         self.stream_arguments = stream_arguments
         transcript = level == "transcript"
         kinds = opts.profile.reasoning_kinds
-        table = moves(level, kinds, calls_in_reasoning=opts.calls_in_reasoning, stop=opts.stop_at_fabricated_response)
-        readers: dict[int, Reader] = {}
-        self._buf = buf = InputBuffer()
-        cursor_class = CheckedCursor if checked_mode() else Cursor
-        self._cur = cur = cursor_class()
+        config = config_of(level, kinds, opts.calls_in_reasoning, opts.stop_at_fabricated_response)
+        self._places = places(config, self.readers)
+        self._buf = buf = InputBuffer(keep=retain)
+        self._take: Callable[[str], str | None] = buf.take  # (``_gated`` while the start is undecided)
         self._asm = asm = Assembler(
             options=opts,
             transcript=transcript,
             stream_arguments=stream_arguments,
-            cur=cur,
+            retain=retain,
             span=buf.span,
             policy=policy,
         )
-        for state_kind, reader_class in _READERS.items():
-            readers[state_kind] = reader_class(buf, cur, asm)
-        cur.bind(scans=text_scans(kinds), moves=table, readers=readers)
+        self._acts = asm.actions()
         self._retain = retain
-        if not retain:
-            buf.chunks = SINK  # for InputBuffer.take; feed itself skips the append (retain=False)
-            asm.drop_folded()
+        self.forget_lines_at = self.FORGET_LINES_AT
         self._closed = False
         #: the events of ``close()`` (also when it raised ``StreamError`` in strict mode)
         self.closing_events: list[Event] = []
         start_kind = None if transcript else opts.reasoning_at_start
+        initial: ScanKey = State.GAP if transcript else State.ASSISTANT
+        self._opener = ""
         self._head = ""
-        if start_kind is None:
-            cur.enter(State.GAP if transcript else State.ASSISTANT)
-            self._opening = []
-            self._opener = ""
-        else:  # the prompt opened the block: start in it, with a segment that has no opener
-            cur.reasoning_kind = start_kind
-            cur.enter(State.REASONING)
-            self._opening = asm.events = []
-            asm.start_segment(start_kind, 0, opened=False)
+        if start_kind is not None:  # the prompt opened the block: start in it (once the first input is not its opener)
+            initial = f"{State.REASONING.value}:{start_kind}"
             self._opener = tags.OPEN[start_kind]
-        self._gate = bool(self._opening)  # feed() has more to do than usual: closed, or opening events
+            self._take = self._gated
+        self._checked = CheckedMachine(config, key_state(initial)) if checked_mode() else None
+        self._enter(initial)
 
     @property
     def state(self) -> State:
-        """The machine's current state (``table.State``)."""
-        return self._cur.state
+        """The machine's current state (``_table.State``)."""
+        return self._state
 
     # ------------------------------------------------------------------ public API
 
@@ -195,57 +277,98 @@ class StreamParser:
         """
         if type(chunk) is not str:
             check_text("chunk", chunk)
-        if self._gate:
-            if self._closed:
-                raise StreamStateError("feed() after close()")
-            head = self._head + chunk
-            if len(head) < len(self._opener) and self._opener.startswith(head):
-                self._head = head  # may still become the block's opener, repeated by the completion
+        data = self._take(chunk)
+        if not data:  # nothing to read now ("": waits, or empty), or the start of the input decided (None)
+            return [] if data is not None else self._opening()
+        pos = self._buf.pos
+        value = self._reader.guard(data, 0, pos)
+        if value is REST:
+            return self._sink(data, pos)
+        if value is not None and not value[0]:  # it all waits (as ``_run`` would apply it)
+            op = value[1]
+            if op == HOLD:
+                self._buf.hold(data)
                 return []
-            return self._start(head)
-        if not chunk:
-            return []
-        buf = self._buf
-        at = buf.total  # as buf.take(chunk), inlined (a call per chunk costs ~10% on small chunks)
-        buf.total = end = at + len(chunk)
-        if self._retain:  # else nothing keeps the input (a call to the sink's append costs more than the test)
-            buf.chunks.append(chunk)
-        if "\n" in chunk:
-            buf.lines.extend(chunk, at)
-            if not self._retain and len(buf.lines.starts) > self.forget_lines_at:
-                buf.lines.forget(self._asm.oldest_open(at - len(buf.pending) - sum(map(len, buf.deferred))))
-        if end <= buf.defer_to and "<" not in chunk:  # the open block looks for its end only: keep it for later
-            buf.deferred.append(chunk)
-            return []
-        buf.defer_to = -1  # armed again by a block reader that defers (``InputBuffer.defer_to``)
-        reader = self._cur.reader
-        pending = buf.pending
-        if pending:  # the held-back tail first
-            fast = reader.resume(pending + chunk, end)
-        else:
-            fast = reader.fast(chunk, at, end)
-        if fast is not None:
-            return fast
+            if op == DEFER:
+                self._buf.defer(data, value[2])
+                return []
         events: list[Event] = []
-        self._asm.events = events
         try:
-            self._run(buf.unread(chunk), final=False)
+            self._run(data, pos, value, False, events)
         except (HermesError, MemoryError):
             raise
         except Exception as exc:  # only HermesError escapes: anything else is a bug
             raise internal_error("StreamParser.feed", exc) from exc
         return events
 
-    def _run(self, data: str, *, final: bool) -> None:
-        """Read ``data`` (the unread text, from ``InputBuffer.pos``) state by state with the readers."""
-        cur = self._cur
+    def _run(self, data: str, pos: int, value: Value | None, final: bool, events: list[Event]) -> None:
+        """Apply the values the readers give for ``data`` (absolute offset ``pos``), from its start;
+        ``value``: the current reader's guard's answer there, if it had one."""
         n = len(data)
         i = 0
-        while i < n:
-            i, held = cur.reader.read(data, i, final)
-            if held:
-                break
-        self._buf.hold(data[i:] if i else data)
+        while True:
+            if value is None:
+                value = self._reader.read(data, i, pos, final)
+            j, op, arg = value
+            if j < 0:  # REST: the rest is text of the state
+                if i < n:
+                    events += self._sink(data[i:] if i else data, pos + i)
+                return
+            if j > i:
+                events += self._sink(data[i:j], pos + i)
+            i = j
+            if op == MARK:
+                events += self._move(self._moves[arg], arg, pos + j)
+                i = j + len(arg)
+            elif op == HOLD:
+                self._buf.hold(data[j:])
+                return
+            elif op == DEFER:
+                self._buf.defer(data[j:], arg)
+                return
+            elif op == CUT:
+                events += self._move(self._moves[_CUT], "", pos + j)
+            elif op == NAME:
+                events += self._asm.announce(arg)
+            elif op == ARGS:
+                self._asm.arguments(arg)
+            elif op == BODY:
+                self._reader = arg
+            if i >= n:
+                return
+            value = None if final else self._reader.guard(data, i, pos)
+
+    def _move(self, move: Move, tag: str, at: int) -> list[Event]:
+        """Make ``move`` for the marker ``tag`` at ``at``: the assembler's action, then the next state."""
+        if move.action is _READ_ROLE:  # the role's row decides
+            move = self._moves[self._asm.role()]
+        events = self._acts[move.act](tag, at)
+        if move.keep:  # no move: the marker is text of the state
+            events += self._sink(tag, at)
+            return events
+        if self._checked is not None:
+            assert move.state is not None
+            self._checked.move(self._state, move.marker, move.state)
+        assert move.next is not None
+        self._enter(move.next)
+        if not self._retain:
+            self._buf.forget_lines(self._asm.oldest_open(at), self.forget_lines_at)
+        return events
+
+    def _enter(self, key: ScanKey) -> None:
+        """Be in state ``key``: its moves, its reader (a new one for a block), its element's text sink."""
+        place = self._places[key]
+        self._state = place.state
+        self._moves = place.moves
+        block = place.block
+        if block is None:
+            assert place.reader is not None
+            self._reader = place.reader
+        else:
+            limit = self._asm.block_limit()
+            args = self.stream_arguments
+            self._reader = self.readers.block(block, limit, place.call, args, place.bodies)
+        self._sink = self._asm.element.add
 
     def close(self) -> list[Event]:
         """Signal the end of the input: flush the held tail, close open blocks and turns.
@@ -266,32 +389,51 @@ class StreamParser:
 
     def _close(self) -> list[Event]:
         """`close` after its checks."""
-        events: list[Event] = self._start(self._head) if self._gate else []
-        asm = self._asm
-        asm.events = events
+        events: list[Event] = self._opening() if self._take == self._gated else []
         buf = self._buf
         data = buf.unread("")
         if data:
-            self._run(data, final=True)
-        asm.finish(buf.total)
-        self._closed = self._gate = True
+            self._run(data, buf.pos, None, True, events)
+        events += self._move(self._moves[_EOF], "", buf.total)
+        self._closed = True
+        self._take = self._gated
         self.closing_events = events
         if self.options.strict:
-            errors = [d for d in asm.diags if d.severity == "error"]
+            errors = [d for d in self._asm.diags if d.severity == "error"]
             if errors:
                 raise StreamError("strict streaming found errors", sorted(errors, key=_start))
         return events
 
-    def _start(self, head: str) -> list[Event]:
-        """The first input of a completion that starts inside reasoning: the opening events, then ``head``.
+    def _gated(self, chunk: str) -> str | None:
+        """``InputBuffer.take`` while the start of the input is undecided (or after ``close()``): the
+        first characters are held while they may be the repeated opener of the reasoning block the
+        prompt opened; None when they are decided (``_opening`` reads them)."""
+        if self._closed:
+            raise StreamStateError("feed() after close()")
+        head = self._head + chunk
+        self._head = head
+        if len(head) < len(self._opener) and self._opener.startswith(head):
+            return ""  # may still become the block's opener, repeated by the completion
+        return None
+
+    def _opening(self) -> list[Event]:
+        """The first input of a completion that starts inside reasoning is decided: the opening
+        events, then the events of the held head.
 
         A completion that begins with the block's own opener (the model or the server repeated it)
         is read as written, from ``assistant`` (as the grammar engine does).
         """
-        opening, self._opening, self._gate, self._head = self._opening, [], False, ""
+        head = self._head
+        self._head = ""
+        self._take = self._buf.take
         if head.startswith(self._opener):
-            self._cur.enter(State.ASSISTANT)
+            if self._checked is not None:
+                self._checked.enter(State.ASSISTANT)
+            self._enter(State.ASSISTANT)
             return self.feed(head)
+        kind = self._opener[1:-1]
+        opening = self._asm.start_reasoning(tags.canonical_kinds([kind])[0])  # type: ignore[list-item]
+        self._enter(f"{State.REASONING.value}:{kind}")
         return opening + self.feed(head) if head else opening
 
     def result(self) -> Completion | Transcript:
@@ -305,7 +447,7 @@ class StreamParser:
             raise UsageError("result() needs StreamParser(retain=True): retain=False keeps events only")
         if not self._closed:
             raise StreamStateError("result() before close()")
-        return self._asm.folded("".join(self._buf.chunks), self._buf.total)
+        return self._asm.folded(self._buf.source(), self._buf.total)
 
 
 def _start(d: Diagnostic) -> int:

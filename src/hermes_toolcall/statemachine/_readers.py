@@ -1,68 +1,104 @@
-"""The readers: one per kind of state, each with its per-chunk fast path next to its scanner.
+"""The readers: what the unread input holds, per kind of state, said as values.
 
-A reader reads the unread data from an index (``read``: returns where it stopped and whether it
-holds the rest back), keeps the text that holds no marker (``sink``) and hands every marker to the
-assembler (``Assembler.boundary``). ``fast`` takes a whole new chunk when it provably gives the same
-events as ``read`` would (no marker can start in it, or only a held-back prefix of one); ``resume``
-does the same for a chunk that follows a held-back tail. Either returns None when the chunk must be
-read (``tests/test_statemachine_paths.py`` checks that the fast paths change nothing).
+A reader is asked about the unread input ``data`` (its first character at absolute offset ``pos``)
+from an index ``i``, and answers with one value ``(j, op, arg)``: ``data[i:j]`` is text of the
+current state (it holds no marker of it), and ``op`` says what is at ``j``:
 
-- ``BodyReader``: assistant, results, catalogue and plain bodies (text deltas);
-- ``ReasoningReader``: reasoning segments (reasoning deltas);
-- ``GapReader`` / ``HeaderReader``: text between turns and role headers (kept, no event);
-- ``TailReader``: after the end of a completion (only whether text follows);
-- ``BlockReader``: the start of a block body, which picks the ``PlainBlockReader`` or the
-  ``JsonBlockReader`` (JSON-aware: a marker inside a JSON string does not end the block; a control
-  token always does, R2). Once only the block's end is looked for, chunks without ``<`` are
-  deferred (``InputBuffer.defer``) and read in one pass when a chunk that may end the block arrives.
+- ``END`` (the value ``REST``, with ``j = -1``): nothing; the rest of the data is text of the state.
+- ``HOLD``: ``data[j:]`` may be the start of a marker (or an escape): it waits for the next chunk.
+- ``MARK``: the marker ``arg`` starts at ``j`` (its move is the table's, ``_table.moves``).
+- ``CUT``: the open block reached its size bound at ``j`` (``max_block_chars``).
+- ``DEFER``: ``data[j:]`` cannot end the block and need not be read yet: it waits, and is read in one
+  step with the first chunk that may end the block (``arg``: the offset up to which the buffer may
+  defer new chunks without asking, or -1).
+- ``NAME``: the call's top-level ``name`` (``arg``) is complete at ``j`` (``ToolCallStart``).
+- ``ARGS``: the streamed ``arguments`` object starts (``arg`` True) or ends (False) at ``j``.
+- ``BODY``: a block's body starts at ``j``; ``arg`` is the reader of its kind, which reads on.
+
+A reader never writes another object's fields: ``StreamParser``'s loop applies the values (the
+assembler folds the text, markers and names; the buffer holds and defers). What a reader keeps is its
+own scanning state: the text readers keep nothing, a block's readers (made anew for each block) keep
+where the body's JSON structure stands.
+
+**Guards.** Each reader may have a ``guard``: a bulk shortcut asked before ``read`` at every step,
+which returns what ``read`` would return (or ``DEFER`` when nothing can be said yet, see below), or
+None to let ``read`` scan. The guards are the fast paths; there is no other copy of a reader's
+behaviour. ``UNGUARDED`` holds the same readers without their guards, for the property tests that
+compare the two (tests/test_statemachine_paths.py).
+
+**Adding a block reader** (a new body kind, e.g. XML bodies inside ``<tool_call>``): write a subclass
+of ``BodyReader`` with
+
+1. ``opens(data, k)``: whether a body whose first non-blank character is ``data[k]`` is of this kind
+   (True / False; None: cannot tell yet, the start is held back until it can);
+2. ``read(data, i, pos, final)``: the scanner, returning the values above (``MARK`` at the block's end
+   markers of ``scans.plain``, a control token wherever it is; ``CUT`` at ``limit``; ``NAME`` when the
+   call's name is known, so that ``ToolCallStart`` goes out as soon as the input decides it; ``HOLD``
+   for a partial marker at the end of ``data``);
+3. optionally ``guard(data, i, pos)``, a shortcut returning the same values;
+
+then add it to ``BODY_READERS`` under its body kind (the profile field that names the kind selects the
+tuple of readers tried, in order, at a block's first character; ``PlainBody`` is always the last). The
+loop, the assembler and the table need no change.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any, ClassVar
 
-from ._assembler import Assembler
-from ._buffer import InputBuffer, held_from
-from ._events import ArgumentsDelta, Event, TextDelta, new_reasoning_delta, new_text_delta
-from ._jsontrack import PHASE_MIN, PHASE_NAME, JsonTrack
-from ._machine import Cursor
-from ._table import JSON_BLOCKS
+from .. import _jsonio as jsonio
+from ._buffer import held_from
+from ._markers import BlockScan, Scan
 
 __all__ = [
-    "BlockReader",
+    "ARGS",
+    "BODY",
+    "BODY_READERS",
+    "CUT",
+    "DEFER",
+    "END",
+    "GUARDED",
+    "HOLD",
+    "MARK",
+    "NAME",
+    "REST",
+    "UNGUARDED",
+    "BlockStart",
     "BodyReader",
-    "GapReader",
     "HeaderReader",
-    "JsonBlockReader",
-    "PlainBlockReader",
+    "JsonBody",
+    "PlainBody",
     "Reader",
-    "ReasoningReader",
+    "Readers",
     "TailReader",
+    "TextReader",
+    "Value",
 ]
 
+END, HOLD, MARK, CUT, DEFER, NAME, ARGS, BODY = range(8)
+#: What a reader says: (end of the state's text, what is there, its argument).
+Value = tuple[int, int, Any]
+#: The rest of the data is text of the state.
+REST: Value = (-1, END, None)
+
 _WS = " \t\n\r"
-_new = object.__new__
-_set_text = TextDelta.__dict__["text"].__set__  # the slot's member descriptor (see construct.positional)
-_set_ordinal, _set_id, _set_arguments = (ArgumentsDelta.__dict__[name].__set__ for name in ("ordinal", "id", "text"))
 # The characters of a name read in one step (plain: no escapes, no "<", no quote).
 _NAME_CHAR = r"[\w.\-]"
 # The usual start of a call body: the top-level name first, plain (no escapes).
 _NAME_PREFIX = re.compile(rf'\{{[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"({_NAME_CHAR}+)"')
 # The usual start as the templates write it, up to the name: while a call body is still a start of
 # that (leading blanks allowed) with the name open (``_NAME_SO_FAR``: name characters only), nothing
-# can be announced yet, so the block reader defers it and reads it in one step with the chunk that
-# closes the name (``BlockReader``).
+# can be announced yet, so ``BlockStart``'s guard defers it, to be read in one step with the chunk
+# that closes the name.
 _CANONICAL_HEAD = '{"name": "'
 # The name so far: only what ``_NAME_PREFIX`` reads in one step; anything else (a "<" that may begin a
 # marker, an escape, a quote) is read as it comes, since the scanners may have something to say about it.
 _NAME_SO_FAR = re.compile(rf"{_NAME_CHAR}*\Z").match
 _HEAD_MAX = 64  # a longer start is read as it comes (deferring it would re-join it at every chunk)
-#: The deferred call start of ``BlockReader``; tests turn it off to compare it with the scanners
-#: reading every chunk (tests/test_statemachine_paths.py).
-_DEFER_HEADS = True
 
 
-def _head_so_far(text: str, i: int = 0) -> bool:
+def _head_so_far(text: str, i: int) -> bool:
     """Whether ``text[i:]`` can still become the usual start of a call body, its name not closed yet."""
     head = text[i:].lstrip(_WS) if i else text.lstrip(_WS)
     if len(head) <= len(_CANONICAL_HEAD):
@@ -73,497 +109,330 @@ def _head_so_far(text: str, i: int = 0) -> bool:
 # The inside of a JSON string with no quote, no "<" and no escape left open: it cannot end the string.
 _STRING_BODY = re.compile(r'[^"\\<]*(?:\\[^<][^"\\<]*)*', re.DOTALL)
 _SKIP_STRING = _STRING_BODY.match
-#: The arguments-interior fast path of ``JsonBlockReader`` (``_arguments_chunk``); tests turn it off
-#: to compare it with the scanner (tests/test_statemachine_paths.py).
-_FAST_ARGUMENTS = True
+
+# What a JSON body still looks for (``JsonBody.phase``).
+PHASE_NAME = 0  # the top-level "name" (full structure tracking)
+PHASE_ARGS = 1  # name announced, streaming arguments: looking for / inside the "arguments" value
+PHASE_MIN = 2  # only strings matter (the block's end)
+
+#: Keys that carry the arguments (the aliases are lenient recoveries, HT205).
+ARGUMENT_KEYS = frozenset({"arguments", "parameters", "args"})
 
 
 class Reader:
-    """What every reader has: the input buffer, the cursor and the assembler."""
+    """A reader of one kind of state: ``read`` scans; ``guard`` (None here) is its shortcut."""
 
-    __slots__ = ("asm", "buf", "cur")
+    __slots__ = ()
 
-    def __init__(self, buf: InputBuffer, cur: Cursor, asm: Assembler) -> None:
-        self.buf = buf
-        self.cur = cur
-        self.asm = asm
-
-    def read(self, data: str, i: int, final: bool) -> tuple[int, bool]:
-        """Read ``data`` from ``i``; (the index reached, whether the rest is held back)."""
-        raise NotImplementedError
-
-    def sink(self, text: str, at: int) -> None:
-        """Text of the current state known to hold no marker (``at``: its absolute offset)."""
-        raise NotImplementedError
-
-    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        """The events of a new chunk at ``at`` (nothing held back or deferred), or None: read it."""
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        """What ``read(data, i, pos, final=False)`` would say, found in bulk; None: let ``read`` scan."""
         return None
 
-    def resume(self, data: str, end: int) -> list[Event] | None:
-        """The held-back tail followed by the new chunk (``data``), or None: read it."""
-        if data in self.cur.held:
-            self.buf.hold(data)  # still a proper prefix of a marker: the scanner would hold it too
-            return []
-        return None
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        """What ``data`` holds from ``i`` (``final``: no more input follows, nothing may be held)."""
+        raise NotImplementedError
 
 
 # ---------------------------------------------------------------------------------------- text states
 
 
-class _TextReader(Reader):
-    """Scans with the state's compiled alternation of markers; holds back a possible partial marker."""
+class TextReader(Reader):
+    """Bodies, reasoning and gaps: scans with the state's compiled alternation of markers (all start
+    with ``<``) and holds back a possible partial marker."""
+
+    __slots__ = ("held", "longest", "prefixes", "search")
+
+    def __init__(self, scan: Scan) -> None:
+        self.search = scan.pattern.search
+        self.held = scan.held
+        self.prefixes = scan.held.prefixes
+        self.longest = scan.held.longest
+
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        if "<" not in data:
+            return REST
+        p = data.find("<", i)
+        if p < 0:
+            return REST
+        if len(data) - p < self.longest and data[p:] in self.prefixes:
+            return (p, HOLD, None)  # text, then the start of a marker the next chunks may complete
+        return None
+
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        m = self.search(data, i)
+        if m is not None:
+            tag = m.group()
+            if not final and m.end() == len(data) and tag in self.prefixes:
+                return (m.start(), HOLD, None)  # a marker the next chunk may still extend ("\r" of "\r\n")
+            return (m.start(), MARK, tag)
+        h = len(data) if final else held_from(data, i, self.held)
+        return REST if h == len(data) else (h, HOLD, None)
+
+
+class HeaderReader(TextReader):
+    """A role header: its text is kept; a line end ends it (the markers of its scanner)."""
 
     __slots__ = ()
 
-    def read(self, data: str, i: int, final: bool) -> tuple[int, bool]:
-        scan = self.cur.scan
-        assert scan is not None
-        m = scan.pattern.search(data, i)
-        pos = self.buf.pos
-        if m is None:
-            h = len(data) if final else held_from(data, i, scan.held)
-            if h > i:
-                self.sink(data[i:h], pos + i)
-            return h, h < len(data)
-        j = m.start()
-        tag = m.group()
-        if not final and m.end() == len(data) and tag in scan.held.prefixes:
-            h = j  # a marker that the next chunk may still extend ("\r" of "\r\n"): held back
-        else:
-            h = -1
-        if j > i:
-            self.sink(data[i:j], pos + i)
-        if h >= 0:
-            return h, True
-        self.asm.boundary(tag, pos + j)
-        return j + len(tag), False
-
-    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        if "<" in chunk:  # text, then the start of a marker the next chunks may complete: hold it back
-            p = chunk.find("<")
-            if chunk[p:] not in self.cur.held:
-                return None
-            self.buf.hold(chunk[p:])
-            if not p:
-                return []
-            chunk = chunk[:p]
-        return self.take(chunk, at)
-
-    def take(self, text: str, at: int) -> list[Event]:
-        """``fast`` for text known to hold no marker: as ``sink``, with the events returned."""
-        raise NotImplementedError
-
-
-class BodyReader(_TextReader):
-    """Bodies: text runs, sent as text deltas."""
-
-    __slots__ = ()
-
-    def sink(self, text: str, at: int) -> None:
-        asm = self.asm
-        if asm.text_start < 0:
-            asm.text_start = at
-        asm.text.append(text)
-        asm.events.append(new_text_delta(text))
-
-    def take(self, text: str, at: int) -> list[Event]:
-        asm = self.asm
-        if asm.text_start < 0:
-            asm.text_start = at
-        asm.text.append(text)
-        delta = _new(TextDelta)  # as new_text_delta(text), without a Python call
-        _set_text(delta, text)
-        return [delta]
-
-
-class ReasoningReader(_TextReader):
-    """Reasoning segments: reasoning deltas."""
-
-    __slots__ = ()
-
-    def sink(self, text: str, at: int) -> None:
-        seg = self.asm.seg
-        seg.text.append(text)
-        self.asm.events.append(new_reasoning_delta(seg.kind, text))
-
-    def take(self, text: str, at: int) -> list[Event]:
-        seg = self.asm.seg
-        seg.text.append(text)
-        return [new_reasoning_delta(seg.kind, text)]
-
-
-class GapReader(_TextReader):
-    """Between turns: the text is kept for the gap; no event until the gap ends."""
-
-    __slots__ = ()
-
-    def sink(self, text: str, at: int) -> None:
-        self.asm.text.append(text)
-
-    def take(self, text: str, at: int) -> list[Event]:
-        self.asm.text.append(text)
-        return []
-
-
-class HeaderReader(GapReader):
-    """A role header: the text is kept; a line end ends it (the markers of its scanner)."""
-
-    __slots__ = ()
-
-    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        if "<" in chunk or "\n" in chunk or "\r" in chunk:
-            return None
-        self.asm.text.append(chunk)
-        return []
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        if data.find("\n", i) < 0 and data.find("\r", i) < 0 and data.find("<", i) < 0:
+            return REST
+        return None
 
 
 class TailReader(Reader):
-    """After the end of a completion: nothing is scanned; only whether text follows matters."""
+    """After the end of a completion, and after ``close()``: nothing is scanned (only whether text
+    follows matters, to the assembler)."""
 
     __slots__ = ()
 
-    def read(self, data: str, i: int, final: bool) -> tuple[int, bool]:
-        self.sink(data[i:], self.buf.pos + i)
-        return len(data), False
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        return REST
 
-    def sink(self, text: str, at: int) -> None:
-        env = self.asm.env
-        if not env.tail_text and text.strip(_WS):
-            env.tail_text = True
-
-    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        if "<" in chunk:
-            return None
-        self.sink(chunk, at)
-        return []
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        return REST
 
 
 # ---------------------------------------------------------------------------------------- blocks
 
 
-class BlockReader(Reader):
-    """The start of a block body: blanks, then the first character picks plain or JSON-aware reading."""
+class BlockStart(Reader):
+    """The start of a block body: blanks, then the first character picks the body's reader.
 
-    __slots__ = ("json", "plain")
+    One per block: ``limit`` is the block's size bound (absolute offset of the cut), ``call`` whether
+    it is a call block (its name is looked for), ``args`` whether its arguments are streamed,
+    ``bodies`` the body readers tried in order (the last one is ``PlainBody``).
+    """
 
-    def __init__(self, buf: InputBuffer, cur: Cursor, asm: Assembler) -> None:
-        super().__init__(buf, cur, asm)
-        self.plain = PlainBlockReader(buf, cur, asm)
-        self.json = JsonBlockReader(buf, cur, asm)
+    __slots__ = ("args", "bodies", "call", "limit", "scans")
 
-    def sink(self, text: str, at: int) -> None:
-        self.asm.block.sink(text)
+    def __init__(
+        self, scans: BlockScan, limit: int, call: bool, args: bool, bodies: tuple[type[BodyReader], ...]
+    ) -> None:
+        self.scans = scans
+        self.limit = limit
+        self.call = call
+        self.args = args
+        self.bodies = bodies
 
-    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        # a call body that can still begin as usual ({"name": "…"), its name not closed yet: nothing
-        # to announce, so the chunk waits (deferred) until the name is complete, read in one step
-        if "<" in chunk or not _DEFER_HEADS:
-            return None
-        buf = self.buf
-        block = self.asm.block
-        if end > block.limit or block.call is None:
-            return None
-        head = "".join(buf.deferred) + chunk if buf.deferred else chunk
-        if len(head) > _HEAD_MAX or not _head_so_far(head):
-            return None
-        buf.deferred.append(chunk)
-        return []
-
-    def resume(self, data: str, end: int) -> list[Event] | None:
-        if end <= self.asm.block.limit:
-            return Reader.resume(self, data, end)
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        # a call body that can still begin as usual ({"name": "…), its name not closed yet: nothing to
+        # announce, so it waits (deferred) until the name is complete, and is read in one step
+        if self.call and len(data) - i <= _HEAD_MAX and pos + len(data) <= self.limit and _head_so_far(data, i):
+            return (i, DEFER, -1)
         return None
 
-    def read(self, data: str, i: int, final: bool) -> tuple[int, bool]:
-        block = self.asm.block
-        limit = block.limit  # absolute offset of the cut
-        pos = self.buf.pos
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
         n = len(data)
-        if (
-            _DEFER_HEADS
-            and not final
-            and block.call is not None
-            and n - i <= _HEAD_MAX
-            and pos + n <= limit
-            and _head_so_far(data, i)
-        ):
-            self.buf.defer(data[i:])  # as in ``fast``: read with the chunk that closes the name
-            return n, False
         k = i
         while k < n and data[k] in _WS:
             k += 1
-        if k > i:
-            block.sink(data[i:k])
-            if pos + k > limit:
-                self.asm.cut(limit)
-                return limit - pos, False
+        if pos + k > self.limit:  # blanks past the bound
+            return (self.limit - pos, CUT, None)
         if k == n:
-            return n, False
-        first = data[k]
-        if first in "{[" and self.cur.state in JSON_BLOCKS:
-            block.mode = "json"
-            self.cur.reader = self.json
-            block.track = track = JsonTrack(
-                first=first, want_name=block.call is not None, want_args=self.asm.stream_arguments
-            )
-            if track.phase == PHASE_NAME:
-                m = _NAME_PREFIX.match(data, k)
-                if m is not None and pos + m.end() - 1 < limit:  # the usual start, in one step
-                    name = m.group(1)
-                    track.read_name_prefix(name)
-                    self.asm.announce(name)
-                    j = m.end()
-                    rest_waits = track.phase == PHASE_MIN and not final and pos + n <= limit and data.find("<", j) < 0
-                    if rest_waits and _DEFER_HEADS:
-                        # only the block's end is looked for now: the rest waits, as the next chunks will
-                        block.sink(data[k:j])
-                        if j < n:
-                            self.buf.defer(data[j:])
-                            self.buf.defer_to = limit
-                        return n, False
-                    return self.json.read_from(data, j, final, seg=k)
-            return self.json.read(data, k, final)
-        block.mode = "plain"
-        self.cur.reader = self.plain
-        return self.plain.read(data, k, final)
+            return REST
+        for body in self.bodies:  # the last one, ``PlainBody``, opens any body
+            opens = body.opens(data, k)
+            if opens is None and not final:
+                return (k, HOLD, None)
+            if opens:
+                break
+        return (k, BODY, body(self.scans, self.limit, self.call, self.args))
 
 
-class PlainBlockReader(BlockReader):
+class BodyReader(Reader):
+    """A block body of one kind, from its first non-blank character (see the module docstring)."""
+
+    __slots__ = ("limit", "scans")
+
+    def __init__(self, scans: BlockScan, limit: int, call: bool, args: bool) -> None:
+        self.scans = scans
+        self.limit = limit
+
+    @classmethod
+    def opens(cls, data: str, k: int) -> bool | None:
+        """Whether a body whose first non-blank character is ``data[k]`` is of this kind (None: cannot tell yet)."""
+        raise NotImplementedError
+
+
+class PlainBody(BodyReader):
     """A block body read for its end markers only (not JSON, or a catalogue)."""
 
     __slots__ = ()
 
-    def __init__(self, buf: InputBuffer, cur: Cursor, asm: Assembler) -> None:  # no sub-readers
-        Reader.__init__(self, buf, cur, asm)
+    @classmethod
+    def opens(cls, data: str, k: int) -> bool:
+        return True
 
-    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        block = self.asm.block
-        if end > block.limit:
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        if pos + len(data) > self.limit:
             return None
-        if "<" not in chunk:
-            buf = self.buf
-            buf.deferred.append(chunk)  # as buf.defer(chunk), inlined: only the block's end is looked for
-            buf.defer_to = block.limit  # and so will the next chunks without "<" (``StreamParser.feed``)
-            return []
-        assert block.scans is not None
-        p = chunk.find("<")
-        held = block.scans.plain.held.prefixes  # the block's end markers
-        if chunk[p:] in held:
-            # only the block's end is looked for: read the text later, hold the possible marker
-            if p:
-                self.buf.deferred.append(chunk[:p])
-            self.buf.hold(chunk[p:])
-            self.cur.held = held
-            return []
+        p = data.find("<", i)
+        if p < 0:  # only the block's end is looked for: the text waits, and so will the next chunks without "<"
+            return (i, DEFER, self.limit)
+        if data[p:] in self.scans.plain.held.prefixes:
+            return (p, HOLD, None)
         return None
 
-    def read(self, data: str, i: int, final: bool) -> tuple[int, bool]:
-        block = self.asm.block
-        scans = block.scans
-        assert scans is not None
-        limit = block.limit
-        pos = self.buf.pos
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        plain = self.scans.plain
+        limit = self.limit
         n = len(data)
         endpos = min(n, limit - pos + 16)
-        m = scans.plain.pattern.search(data, i, endpos)
-        if m is None:
-            h = n if (final or endpos < n) else held_from(data, i, scans.plain.held)
-            if h > i:
-                block.sink(data[i:h])
-            if pos + h > limit:
-                self.asm.cut(limit)
-                return limit - pos, False
-            if h < n:
-                self.cur.held = scans.plain.held.prefixes  # what the held tail may still become
-            return h, h < n
-        j = m.start()
-        if pos + j > limit:
-            block.sink(data[i:j])
-            self.asm.cut(limit)
-            return limit - pos, False
-        if j > i:
-            block.sink(data[i:j])
-        tag = m.group()
-        self.asm.boundary(tag, pos + j)
-        return j + len(tag), False
+        m = plain.pattern.search(data, i, endpos)
+        if m is not None and pos + m.start() <= limit:
+            return (m.start(), MARK, m.group())
+        if m is not None or final or endpos < n:
+            h = n
+        else:
+            h = held_from(data, i, plain.held)
+        if pos + h > limit:
+            return (limit - pos, CUT, None)
+        return REST if h == n else (h, HOLD, None)
 
 
-class JsonBlockReader(PlainBlockReader):
-    """A JSON block body, following its structure as far as the events need (``jsontrack``): the
-    top-level ``name`` (``ToolCallStart``) and, with ``stream_arguments``, the raw text of
-    ``arguments`` (``ArgumentsDelta``)."""
+class JsonBody(BodyReader):
+    """A JSON block body, following its structure as far as the events need: the top-level ``name``
+    (``NAME``: ``ToolCallStart``) and, with streamed arguments, where the ``arguments`` object starts
+    and ends (``ARGS``: ``ArgumentsDelta``). A marker inside a JSON string does not end the block; a
+    control token always does (R2). Each token is seen once, so reading is linear in the body's size
+    whatever the chunking.
 
-    __slots__ = ()
+    Its fields are its scanning state: ``in_string``; ``depth`` (nesting outside strings, 1 = inside
+    the top-level object); ``phase`` (what is still looked for); the key being read and whether a value
+    follows (``key``, ``key_expected``, ``after_colon``, ``gap_ok``); the raw text of a top-level string
+    being read (``pieces``); where the arguments stand (``in_args``, ``args_done``); and ``read_to``,
+    the absolute offset up to which it has read (a value returned at an opening bracket is read on
+    from after it).
+    """
 
-    def fast(self, chunk: str, at: int, end: int) -> list[Event] | None:
-        block = self.asm.block
-        track = block.track
-        assert track is not None
-        if end > block.limit:
+    __slots__ = (
+        "after_colon",
+        "args_done",
+        "args_wanted",
+        "depth",
+        "gap_ok",
+        "in_args",
+        "in_string",
+        "key",
+        "key_expected",
+        "phase",
+        "pieces",
+        "read_to",
+        "top",
+    )
+
+    def __init__(self, scans: BlockScan, limit: int, call: bool, args: bool) -> None:
+        self.scans = scans
+        self.limit = limit
+        self.in_string = False
+        self.depth = 0
+        self.phase = PHASE_NAME if call else PHASE_MIN  # set from the first character in ``read``
+        self.args_wanted = args
+        self.key_expected = False
+        self.after_colon = False
+        self.gap_ok = True  # only whitespace since the last colon
+        self.key: str | None = None
+        self.pieces: list[str] | None = None  # raw text of a depth-1 string being read
+        self.top = False  # the string being read is at depth 1
+        self.in_args = False
+        self.args_done = False
+        self.read_to = -1
+
+    #: the guard takes a run inside the streamed arguments in bulk (a subclass without that shortcut,
+    #: for the tests that compare it with the rest of the guard and the scanner, sets it False)
+    bulk_arguments: ClassVar[bool] = True
+
+    @classmethod
+    def opens(cls, data: str, k: int) -> bool:
+        return data[k] in "{["
+
+    # ------------------------------------------------------------------ the guard
+
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        if pos + len(data) > self.limit or pos + i < self.read_to:
             return None
-        if (
-            track.depth >= 2
-            and track.args_start >= 0 > track.args_end  # inside the streamed arguments (so phase is PHASE_ARGS)
-            and "<" not in chunk
-            and "\\" not in chunk
-            and _FAST_ARGUMENTS
-            and not self.buf.deferred
-        ):
-            # Inside the streamed ``arguments`` object, below its top level: the structure tracking
-            # needs only whether the scan is inside a string and the depth (``JsonTrack``: colons,
-            # commas and the text between tokens change nothing there, and no string is kept). The
-            # quotes toggle ``in_string`` by their parity; the brackets outside strings (the even
-            # pieces between quotes, or the odd ones from inside a string) move the depth. When the
-            # closers could bring it down to 1 (the arguments end), the scanner reads the chunk. The
-            # events are the scanner's: the chunk is one delta. Inside a string a chunk without a
-            # quote changes nothing.
-            if '"' in chunk or not track.in_string:
-                in_string = track.in_string
-                if '"' not in chunk:
+        if self.in_args and self.depth >= 2 and self.bulk_arguments:
+            # Inside the streamed ``arguments`` object, below its top level, a run without ``<`` or a
+            # backslash: the structure needs only whether the scan is inside a string and the depth
+            # (colons, commas and the text between tokens change nothing there, and no string is
+            # kept). The quotes toggle ``in_string`` by their parity; the brackets outside strings (the
+            # even pieces between quotes, or the odd ones from inside a string) move the depth. When
+            # the closers could bring it down to 1 (the arguments may end), the string guard or the
+            # scanner reads the run.
+            chunk = data[i:] if i else data
+            if "<" not in chunk and "\\" not in chunk:
+                in_string = self.in_string
+                quotes = chunk.count('"')
+                if not quotes:
+                    if in_string:
+                        return REST  # inside a string, a run without a quote changes nothing
                     outside = chunk
-                elif chunk.count('"') == 1:
-                    q = chunk.find('"')
-                    outside = chunk[q + 1 :] if in_string else chunk[:q]
-                    in_string = not in_string
                 else:
                     pieces = chunk.split('"')
                     outside = "".join(pieces[1::2] if in_string else pieces[::2])
-                    if not len(pieces) & 1:  # an odd number of quotes
-                        in_string = not in_string
-                depth = track.depth
-                if outside:
-                    if "}" in outside or "]" in outside:
-                        depth -= outside.count("}") + outside.count("]")
-                    if depth >= 2 and ("{" in outside or "[" in outside):
-                        depth += outside.count("{") + outside.count("[")
-                if depth < 2:  # the arguments may end here: the scanner reads the chunk
-                    return self._scanned(chunk)
-                track.depth = depth
-                track.in_string = in_string
-            block.text.append(chunk)
-            call = block.call
-            if call is None or call.streamed is None:  # not announced: no delta (``Assembler.arguments_delta``)
-                return []
-            call.streamed.append(chunk)
-            delta = _new(ArgumentsDelta)  # as new_arguments_delta(...), without a Python call
-            _set_ordinal(delta, call.ordinal)
-            _set_id(delta, call.block_id)
-            _set_arguments(delta, chunk)
-            return [delta]
-        if track.phase == PHASE_MIN:  # only the block's end is looked for, as in a plain block
-            if "<" not in chunk:
-                buf = self.buf
-                buf.deferred.append(chunk)
-                buf.defer_to = block.limit  # as in a plain block
-                return []
-            return PlainBlockReader.fast(self, chunk, at, end)
-        if "<" in chunk or self.buf.deferred:
+                    in_string = in_string is not bool(quotes & 1)
+                depth = self.depth - outside.count("}") - outside.count("]")
+                if depth >= 2:
+                    self.depth = depth + outside.count("{") + outside.count("[")
+                    self.in_string = in_string
+                    return REST
+        elif self.phase == PHASE_MIN:
+            if data.find("<", i) < 0:  # only the block's end is looked for: the text waits, as will the next chunks
+                return (i, DEFER, self.limit)
             return None
-        return self._scanned(chunk)
-
-    def _scanned(self, chunk: str) -> list[Event] | None:
-        """The events of a chunk without ``<`` as ``_string_chunk`` takes it, or None (the scanner reads it)."""
-        events: list[Event] = []
-        self.asm.events = events
-        return events if self._string_chunk(chunk) else None
-
-    def resume(self, data: str, end: int) -> list[Event] | None:
-        if end > self.asm.block.limit:
+        elif self.depth == 0 and self.read_to < 0:  # the body's first character, its name looked for
+            return self._usual_start(data, i, pos)
+        if data.find("<", i) >= 0:
             return None
-        if data in self.cur.held:
-            self.buf.hold(data)
-            return []
-        pending = self.buf.pending
-        if pending == "\\" and "<" not in data:
-            # the escape held back inside a JSON string: the string goes on with this chunk
-            events: list[Event] = []
-            self.asm.events = events
-            self.buf.hold("")
-            if self._string_chunk(data):
-                return events
-            self.buf.hold(pending)
-        return None
+        return self._string_run(data, i)
 
-    def _string_chunk(self, chunk: str) -> bool:
-        """Take a chunk without ``<`` that fits the bound into a JSON block whose name or arguments are
-        still followed, when it holds no token (inside a string: no quote that ends it; a backslash at
-        its end is held back); False if it may (the scanner then reads it)."""
-        block = self.asm.block
-        track = block.track
-        assert track is not None
-        if track.in_string:
-            if '"' in chunk or "\\" in chunk:
-                body = _SKIP_STRING(chunk)
-                assert body is not None  # it matches the empty string
-                k = body.end()
-                if k < len(chunk):
-                    if k < len(chunk) - 1 or chunk[k] != "\\":
-                        return False  # the string may end here
-                    # an escape cut by the end of the chunk: hold the backslash back, as the scanner does
-                    self.buf.hold("\\")
-                    chunk = chunk[:k]
-                    if not chunk:
-                        return True
-            if track.str_pieces is not None:
-                track.str_pieces.append(chunk)
-            if track.args_start >= 0 and track.args_end < 0:
-                self.asm.arguments_delta(chunk)
-        elif track.phase != PHASE_MIN or '"' in chunk:
-            return False
-        block.text.append(chunk)
-        block.length += len(chunk)
-        return True
+    def _usual_start(self, data: str, i: int, pos: int) -> Value | None:
+        """The body began with ``{"name": "<name>"`` (a plain non-empty name without escapes): read in
+        one step, to the state the token-by-token reading of that start ends in."""
+        m = _NAME_PREFIX.match(data, i)
+        if m is None or pos + m.end() - 1 >= self.limit:
+            return None
+        name = m.group(1)
+        self.depth = 1
+        self.key = "name"
+        self.phase = PHASE_ARGS if self.args_wanted else PHASE_MIN
+        self.read_to = pos + m.end()
+        return (m.end(), NAME, name)
 
-    def read(self, data: str, i: int, final: bool) -> tuple[int, bool]:
-        return self.read_from(data, i, final)
+    def _string_run(self, data: str, i: int) -> Value | None:
+        """A run without ``<`` while the name or the arguments are followed, when it holds no token:
+        inside a string, no quote that ends it (a backslash at its end is held back). None if it may
+        (the scanner reads it)."""
+        if not self.in_string:
+            return None
+        k = len(data)
+        if data.find('"', i) >= 0 or data.find("\\", i) >= 0:
+            body = _SKIP_STRING(data, i)
+            assert body is not None  # it matches the empty string
+            k = body.end()
+            if k < len(data) and (k < len(data) - 1 or data[k] != "\\"):
+                return None  # the string may end here
+        if self.pieces is not None and k > i:
+            self.pieces.append(data[i:k])
+        if k < len(data):  # an escape cut by the end of the data: the backslash waits, as the scanner holds it
+            return (k, HOLD, None)
+        return REST
 
-    def read_from(self, data: str, i: int, final: bool, seg: int = -1) -> tuple[int, bool]:
-        """Scan a JSON body from ``data[i]`` (``seg``: where the text not yet kept starts, if before ``i``)."""
-        asm = self.asm
-        block = asm.block
-        scans = block.scans
-        track = block.track
-        assert scans is not None and track is not None
-        limit = block.limit
-        pos = self.buf.pos
+    # ------------------------------------------------------------------ the scanner
+
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        if pos + i < self.read_to:
+            i = self.read_to - pos  # the bracket a value was returned at is read already
+        limit = self.limit
         n = len(data)
         endpos = min(n, limit - pos + 16)
-        if seg < 0:
-            seg = i  # start of text not yet sunk into the block
-        str_from = i if track.str_pieces is not None else -1
-        args_from = i if (track.args_start >= 0 and track.args_end < 0) else -1
         room = pos + n <= limit  # no cut can fall inside the data
+        str_from = i if self.pieces is not None else -1  # where the raw text of a top-level string goes on
         while True:
-            if track.in_string:
-                if room:  # skip the string's plain text and escapes (the loop would step over them one by one)
-                    skip = _SKIP_STRING(data, i)
-                    assert skip is not None  # it matches the empty string
-                    i = skip.end()
-                scan = scans.in_string
-            elif track.phase == PHASE_MIN:
-                scan = scans.out_min
-            else:
-                scan = scans.out_full
-            m = scan.pattern.search(data, i, endpos)
+            m, i, scan = self._search(data, i, endpos, room)
             if m is None:
-                h = n if (final or endpos < n) else held_from(data, i, scan.held)
-                if not track.in_string and track.phase != PHASE_MIN and h > i:
-                    track.other_text(data[i:h])
-                if h > seg:
-                    block.sink(data[seg:h])
-                if str_from >= 0 and track.str_pieces is not None:
-                    track.str_pieces.append(data[str_from:h])
-                if pos + h > limit:
-                    if args_from >= 0:
-                        asm.arguments_delta(data[args_from : limit - pos])
-                    asm.cut(limit)
-                    return limit - pos, False
-                if args_from >= 0 and h > args_from:
-                    asm.arguments_delta(data[args_from:h])
-                if h < n:
-                    self.cur.held = scan.held.prefixes  # what the held tail may still become
-                return h, h < n
+                return self._end_of_data(data, i, pos, final, str_from, scan, endpos)
             j = m.start()
             tok = m.group()
             if tok[0] == '"' and len(tok) > 1:  # whole strings (quotes-only scanning)
@@ -572,53 +441,221 @@ class JsonBlockReader(PlainBlockReader):
                     continue
                 tok = '"'
             if pos + j > limit or (pos + j == limit and len(tok) == 1):
-                block.sink(data[seg:j])
-                if args_from >= 0:
-                    asm.arguments_delta(data[args_from : limit - pos])
-                asm.cut(limit)
-                return limit - pos, False
-            if not track.in_string and track.phase != PHASE_MIN and j > i:
-                track.other_text(data[i:j])
+                return (limit - pos, CUT, None)
+            if not self.in_string and self.phase != PHASE_MIN and j > i:
+                self._other_text(data, i, j)
             if len(tok) > 2:  # a marker: the block ends here
-                if j > seg:
-                    block.sink(data[seg:j])
-                if args_from >= 0 and j > args_from:
-                    asm.arguments_delta(data[args_from:j])
-                asm.boundary(tok, pos + j)
-                return j + len(tok), False
+                return (j, MARK, tok)
             if tok == "\\":
-                if j + 1 >= n and not final:
-                    if j > seg:
-                        block.sink(data[seg:j])
-                    if str_from >= 0 and track.str_pieces is not None:
-                        track.str_pieces.append(data[str_from:j])
-                    if args_from >= 0 and j > args_from:
-                        asm.arguments_delta(data[args_from:j])
-                    return j, True
-                # the escaped character is literal, but a control token still ends the block (R2)
-                i = j + 1 if j + 1 < n and data[j + 1] == "<" else j + 2
+                held, i = self._escape(data, j, pos, final, str_from)
+                if held is not None:
+                    return held
                 continue
             i = j + 1
-            if tok == '"':
-                if track.in_string:
-                    if str_from >= 0 and track.str_pieces is not None:
-                        track.str_pieces.append(data[str_from:i])
-                    str_from = -1
-                    name = track.close_string()
-                    if name is not None:
-                        asm.announce(name)
-                else:
-                    track.open_string()
-                    if track.str_pieces is not None:
-                        str_from = i
-            elif tok == ":":
-                track.colon()
-            elif tok == ",":
-                track.comma()
-            elif tok in "{[":
-                if track.open_container(tok, pos + j - block.inner) and asm.stream_arguments:
-                    args_from = j
-            else:  # } ]
-                if track.close_container(pos + j - block.inner) and args_from >= 0:
-                    asm.arguments_delta(data[args_from:i])
-                    args_from = -1
+            value, str_from = self._token(tok, data, j, pos, str_from)
+            if value is not None:
+                return value
+
+    def _search(self, data: str, i: int, endpos: int, room: bool) -> tuple[re.Match[str] | None, int, Scan]:
+        """The next token from ``i`` with the scanner of where the body stands (inside a string, the
+        plain text and escapes are stepped over first when no cut can fall in the data)."""
+        scans = self.scans
+        if self.in_string:
+            if room:
+                skip = _SKIP_STRING(data, i)
+                assert skip is not None  # it matches the empty string
+                i = skip.end()
+            scan = scans.in_string
+        else:
+            scan = scans.out_min if self.phase == PHASE_MIN else scans.out_full
+        return scan.pattern.search(data, i, endpos), i, scan
+
+    def _escape(self, data: str, j: int, pos: int, final: bool, str_from: int) -> tuple[Value | None, int]:
+        """A backslash at ``j`` inside a string: where reading goes on; or, at the end of the data, the
+        value that holds it back until the character it escapes comes."""
+        if j + 1 < len(data):
+            # the escaped character is literal, but a control token still ends the block (R2)
+            return None, (j + 1 if data[j + 1] == "<" else j + 2)
+        if final:
+            return None, j + 2
+        if str_from >= 0 and self.pieces is not None:
+            self.pieces.append(data[str_from:j])
+        self.read_to = pos + j
+        return (j, HOLD, None), j
+
+    def _token(self, tok: str, data: str, j: int, pos: int, str_from: int) -> tuple[Value | None, int]:
+        """A quote or a structural character at ``j``: the value it gives, if any, and where the raw
+        text of a top-level string now starts."""
+        if tok == '"':
+            name, str_from = self._quote(data, str_from, j + 1)
+            if name is not None:
+                self.read_to = pos + j + 1
+                return (j + 1, NAME, name), str_from
+            return None, str_from
+        return self._structure(tok, j, pos), str_from
+
+    def _end_of_data(
+        self, data: str, i: int, pos: int, final: bool, str_from: int, scan: Scan, endpos: int
+    ) -> Value:
+        """No token before the end of the data (or of the search window near the bound)."""
+        n = len(data)
+        h = n if (final or endpos < n) else held_from(data, i, scan.held)
+        if not self.in_string and self.phase != PHASE_MIN and h > i:
+            self._other_text(data, i, h)
+        if str_from >= 0 and self.pieces is not None:
+            self.pieces.append(data[str_from:h])
+        if pos + h > self.limit:
+            return (self.limit - pos, CUT, None)
+        self.read_to = pos + h
+        return REST if h == n else (h, HOLD, None)
+
+    def _quote(self, data: str, str_from: int, i: int) -> tuple[str | None, int]:
+        """A quote outside or inside a string (``data[:i]`` ends with it): the name to announce, if this
+        string was the top-level name, and where the raw text of a top-level string now starts."""
+        if self.in_string:
+            if str_from >= 0 and self.pieces is not None:
+                self.pieces.append(data[str_from:i])
+            return self._close_string(), -1
+        self._open_string()
+        return None, (i if self.pieces is not None else -1)
+
+    def _structure(self, tok: str, j: int, pos: int) -> Value | None:
+        """A structural character outside strings at ``j``; the value it gives, if any."""
+        if tok == ":":
+            self._colon()
+        elif tok == ",":
+            if self.depth == 1:
+                self.key_expected = True
+                self.after_colon = False
+        elif tok in "{[":
+            if self._open_container(tok):
+                self.read_to = pos + j + 1
+                return (j, ARGS, True)  # the arguments text starts with this bracket
+        elif self._close_container():
+            self.read_to = pos + j + 1
+            return (j + 1, ARGS, False)
+        return None
+
+    # ------------------------------------------------------------------ structure
+
+    def _open_string(self) -> None:
+        self.in_string = True
+        if self.phase != PHASE_MIN and self.depth == 1:
+            self.pieces = ['"']
+            self.top = True
+        else:
+            self.top = False
+
+    def _close_string(self) -> str | None:
+        """The string ended; the name to announce when this string was the top-level name."""
+        self.in_string = False
+        if not self.top or self.pieces is None:
+            return None
+        raw = "".join(self.pieces)
+        self.pieces = None
+        self.top = False
+        if self.key_expected:
+            self.key_expected = False
+            decoded = jsonio.loads_or_none(raw)
+            self.key = decoded if isinstance(decoded, str) else None
+            return None
+        if self.after_colon and self.gap_ok and self.key == "name" and self.phase == PHASE_NAME:
+            self.after_colon = False
+            value = jsonio.loads_or_none(raw)
+            if isinstance(value, str) and value:
+                self.phase = PHASE_ARGS if self.args_wanted else PHASE_MIN
+                return value
+            self.phase = PHASE_MIN
+            return None
+        self.after_colon = False
+        return None
+
+    def _colon(self) -> None:
+        if self.depth != 1:
+            return
+        self.after_colon = True
+        self.gap_ok = True
+        if self.phase == PHASE_NAME and self.key in ARGUMENT_KEYS:
+            self.phase = PHASE_MIN  # arguments before name: announced at the end
+
+    def _open_container(self, char: str) -> bool:
+        """``{`` or ``[`` outside strings; True when it starts the streamed ``arguments`` object."""
+        starts_args = False
+        if self.depth == 0:
+            self.key_expected = char == "{"
+            if char == "[" and self.phase == PHASE_NAME:
+                self.phase = PHASE_MIN  # an array body: announced at its end
+        elif self.depth == 1:
+            starts_args = (
+                self.phase == PHASE_ARGS
+                and self.after_colon
+                and self.gap_ok
+                and self.key == "arguments"
+                and char == "{"
+                and not self.in_args
+                and not self.args_done
+            )
+            self.in_args = self.in_args or starts_args
+            self.after_colon = False
+        self.depth += 1
+        return starts_args
+
+    def _close_container(self) -> bool:
+        """``}`` or ``]`` outside strings; True when it ends the streamed ``arguments`` object."""
+        self.depth -= 1
+        if self.depth == 1 and self.in_args:
+            self.in_args = False
+            self.args_done = True
+            self.phase = PHASE_MIN
+            return True
+        if self.depth <= 0:
+            self.phase = PHASE_MIN
+        return False
+
+    def _other_text(self, data: str, i: int, j: int) -> None:
+        """Text between tokens outside strings (whitespace, numbers, literals)."""
+        if self.after_colon and self.gap_ok and data[i:j].strip():
+            self.gap_ok = False
+
+
+# ---------------------------------------------------------------------------------------- reader sets
+
+#: The body readers tried, in order, at a block's first non-blank character, by body kind (the
+#: profile's); ``PlainBody`` reads whatever none of them opens.
+BODY_READERS: dict[str, tuple[type[BodyReader], ...]] = {"json": (JsonBody,)}
+
+
+def _unguarded(cls: type[Any]) -> type[Any]:
+    """``cls`` without its guard (every step goes through ``read``)."""
+    return type(f"Unguarded{cls.__name__}", (cls,), {"__slots__": (), "guard": Reader.guard})
+
+
+class Readers:
+    """The reader classes a parser makes its readers from: with their guards, or without them.
+
+    >>> GUARDED.text.__name__, UNGUARDED.text.__name__
+    ('TextReader', 'UnguardedTextReader')
+    """
+
+    __slots__ = ("block", "bodies", "header", "tail", "text")
+
+    text: type[TextReader]
+    header: type[HeaderReader]
+    tail: type[TailReader]
+    block: type[BlockStart]
+    bodies: dict[str, tuple[type[BodyReader], ...]]
+
+    def __init__(self, *, guarded: bool) -> None:
+        wrap = (lambda cls: cls) if guarded else _unguarded
+        self.text = wrap(TextReader)
+        self.header = wrap(HeaderReader)
+        self.tail = wrap(TailReader)
+        self.block = wrap(BlockStart)
+        self.bodies = {kind: tuple(wrap(cls) for cls in classes) for kind, classes in BODY_READERS.items()}
+        self.bodies["plain"] = (wrap(PlainBody),)
+
+    guarded: ClassVar[bool]
+
+
+GUARDED = Readers(guarded=True)
+UNGUARDED = Readers(guarded=False)

@@ -1,17 +1,28 @@
-"""The streaming machine as one table: states, triggers, transitions and what each marker does.
+"""The streaming machine as one table: ``(state, marker) -> (next state, action)``.
 
-This module is the one place with state-machine knowledge:
+This module is the one place with state-machine knowledge. ``ROWS`` says, for each state and each
+marker that can occur in it, where the machine goes and what the assembler does (docs/parsing.md
+§1, §3, §4). A marker is a tag the scanners find (``call_open`` is ``<tool_call>``, ``newline`` ends
+a role header) or an occurrence the engine meets without scanning for it: the role a header named
+(``role_assistant``, …, ``role_other``), a block that reached ``max_block_chars`` (``cut``) and the
+end of the input (``eof``). A row applies always, at one level, or with one option on or off
+(``when``); a row without a next state keeps the machine where it is (the marker stays text of the
+state, after a diagnostic).
 
-- ``TRANSITIONS``: (trigger, sources, destination), handed to the ``transitions`` library
-  (``auto_transitions=False``) once at import; the plain lookup ``NEXT[(state, trigger)]`` the
-  parser runs on is *derived from that machine* (one library trigger costs microseconds, a dict
-  lookup tens of nanoseconds, and the parser fires a trigger at every tag boundary). In checked
-  mode (``CheckedMachine``) every move also goes through the library machine.
-- ``MOVES``: per state and marker, the trigger fired and the ``Action`` the parser takes, under the
-  level and option conditions of each row; ``moves()`` selects the rows of one configuration and
-  ``markers_of()`` the markers each state scans for (whence the scanners and held-back prefixes of
-  ``markers``).
-- ``STATE_KINDS``: which reader runs in each state; ``ROLES``: role name -> trigger.
+Everything else derives from ``ROWS``:
+
+- ``build_machine``: a ``transitions.Machine`` whose triggers are the markers and whose transitions
+  are the rows with a next state (their ``when`` as conditions on the model's flags). Checked mode
+  (``CheckedMachine``) makes every move of a parser on it.
+- ``next_table(config)``: the plain ``(state, marker) -> state`` lookup *derived from that machine*
+  for one configuration (a library trigger costs microseconds, a dict lookup tens of nanoseconds);
+  ``NEXT`` is the table of every configuration's pairs.
+- ``moves(config)``: per state key and marker literal, the ``Move`` a parser makes (its action from
+  the row, its next state from ``next_table``); ``markers_of``: the literals each state scans for,
+  whence the scanners and held-back prefixes (``_markers``), and the diagram of docs/statemachine.md.
+
+A *state key* is a ``State``, or ``reasoning:<kind>`` / ``reasoning_call:<kind>`` for the reasoning
+states of one reasoning kind (their closer, and where a call inside them returns, differ by kind).
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ import os
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from typing import Any
 
 from transitions import Machine, MachineError
 
@@ -28,25 +40,34 @@ from .._model import ReasoningKind
 from ..errors import MachineBug
 
 __all__ = [
-    "CONTROL_ACTIONS",
+    "ACTIONS",
+    "BLOCK_STATES",
+    "CONDITIONS",
     "JSON_BLOCKS",
-    "MOVES",
     "NEXT",
-    "ROLES",
+    "ROLE_MARKERS",
+    "ROWS",
+    "SCANNED",
     "STATE_KINDS",
-    "TRANSITIONS",
     "Action",
     "CheckedMachine",
+    "Config",
+    "Marker",
     "Move",
     "Row",
+    "ScanKey",
     "State",
-    "Trigger",
     "build_machine",
     "checked_mode",
-    "derive_table",
+    "config_of",
+    "configs",
+    "key_state",
+    "marker_literals",
     "markers_of",
     "moves",
-    "next_state",
+    "next_table",
+    "role_marker",
+    "state_keys",
 ]
 
 
@@ -68,75 +89,176 @@ class State(str, Enum):  # noqa: UP042  (str() and format() of members stay as t
     DONE = "done"  # close() was called
 
 
-class Trigger(str, Enum):  # noqa: UP042
-    """Tag boundaries (and the end of input) that move the machine."""
+class Marker(str, Enum):  # noqa: UP042
+    """What moves the machine: a scanned tag, or an occurrence the engine meets (role, cut, end).
+
+    Each member is a trigger of the ``transitions`` machine.
+    """
 
     IM_START = "im_start"
     IM_END = "im_end"
+    NEWLINE = "newline"  # the line ends of a role header: the scanned markers that are not tags
+    CRLF = "crlf"
+    CR = "cr"  # a lone CR ("\r" is a proper prefix of "\r\n": held back when it ends the data read so far)
+    CALL_OPEN = "call_open"
+    CALL_CLOSE = "call_close"
+    RESPONSE_OPEN = "response_open"
+    RESPONSE_CLOSE = "response_close"
+    TOOLS_OPEN = "tools_open"
+    TOOLS_CLOSE = "tools_close"
+    OPEN_REASONING = "open_reasoning"  # the opener of any enabled reasoning kind
+    CLOSE_REASONING = "close_reasoning"  # a closer (in reasoning: only the open segment's own)
     ROLE_ASSISTANT = "role_assistant"
-    ROLE_RESULTS = "role_results"
-    ROLE_CATALOGUE = "role_catalogue"
-    ROLE_PLAIN = "role_plain"
-    END_OF_COMPLETION = "end_of_completion"  # a control token at completion level
-    OPEN_CALL = "open_call"
-    CLOSE_CALL = "close_call"
-    OPEN_REASONING = "open_reasoning"
-    CLOSE_REASONING = "close_reasoning"
-    OPEN_RESPONSE = "open_response"
-    CLOSE_RESPONSE = "close_response"
-    OPEN_TOOLS = "open_tools"
-    CLOSE_TOOLS = "close_tools"
-    CUT = "cut"  # a block grew past max_block_chars
-    END_BLOCK = "end_block"  # a block ended without its closer (control token, new opener, end of body)
-    STOP = "stop"  # fabricated <tool_response> with stop_at_fabricated_response
-    EOF = "eof"
+    ROLE_RESULTS = "role_results"  # user, tool
+    ROLE_CATALOGUE = "role_catalogue"  # system, developer
+    ROLE_OTHER = "role_other"  # any other role (HT004)
+    CUT = "cut"  # the open block reached max_block_chars
+    EOF = "eof"  # close()
 
 
-S, T = State, Trigger
-_BODIES = [S.ASSISTANT, S.RESULTS, S.CATALOGUE, S.PLAIN]
-_BLOCKS = [S.CALL, S.REASONING, S.REASONING_CALL, S.RESPONSE, S.TOOLS]
+class Action(Enum):
+    """What the assembler does when a marker is met (the move is the row's)."""
 
-#: (trigger, sources, destination): the whole machine.
-TRANSITIONS: tuple[tuple[Trigger, tuple[State, ...], State], ...] = (
-    (T.IM_START, (S.GAP, S.HEADER, *_BODIES, *_BLOCKS), S.HEADER),
-    (T.IM_END, (S.HEADER, *_BODIES, *_BLOCKS), S.GAP),
-    (T.ROLE_ASSISTANT, (S.HEADER,), S.ASSISTANT),
-    (T.ROLE_RESULTS, (S.HEADER,), S.RESULTS),
-    (T.ROLE_CATALOGUE, (S.HEADER,), S.CATALOGUE),
-    (T.ROLE_PLAIN, (S.HEADER,), S.PLAIN),
-    (T.END_OF_COMPLETION, (S.ASSISTANT, S.CALL, S.REASONING, S.REASONING_CALL), S.TAIL),
-    (T.OPEN_CALL, (S.ASSISTANT, S.CALL), S.CALL),
-    (T.OPEN_CALL, (S.REASONING, S.REASONING_CALL), S.REASONING_CALL),
-    (T.CLOSE_CALL, (S.CALL,), S.ASSISTANT),
-    (T.CLOSE_CALL, (S.REASONING_CALL,), S.REASONING),
-    (T.CUT, (S.CALL,), S.ASSISTANT),
-    (T.CUT, (S.REASONING_CALL,), S.REASONING),
-    (T.CUT, (S.RESPONSE,), S.RESULTS),
-    (T.CUT, (S.TOOLS,), S.CATALOGUE),
-    (T.END_BLOCK, (S.CALL,), S.ASSISTANT),
-    (T.END_BLOCK, (S.REASONING_CALL,), S.REASONING),
-    (T.END_BLOCK, (S.RESPONSE,), S.RESULTS),
-    (T.END_BLOCK, (S.TOOLS,), S.CATALOGUE),
-    (T.OPEN_REASONING, (S.ASSISTANT,), S.REASONING),
-    (T.CLOSE_REASONING, (S.REASONING,), S.ASSISTANT),
-    (T.OPEN_RESPONSE, (S.RESULTS, S.RESPONSE), S.RESPONSE),
-    (T.CLOSE_RESPONSE, (S.RESPONSE,), S.RESULTS),
-    (T.OPEN_TOOLS, (S.CATALOGUE,), S.TOOLS),
-    (T.CLOSE_TOOLS, (S.TOOLS,), S.CATALOGUE),
-    (T.STOP, (S.ASSISTANT,), S.TAIL),
-    (T.EOF, (S.GAP, S.HEADER, *_BODIES, *_BLOCKS, S.TAIL), S.DONE),
+    BEGIN_TURN = "begin_turn"  # <|im_start|> between turns: the gap ends, a header starts
+    READ_ROLE = "read_role"  # the line end after the role: the role's row decides the move
+    END_HEADER = "end_header"  # the role's row: the header is folded, the role's body starts
+    BAD_HEADER = "bad_header"  # a control token inside a header (HT003): the turn ends
+    END_TURN = "end_turn"  # <|im_end|> in a body or block: block, body and turn end
+    NEW_TURN = "new_turn"  # <|im_start|> in a body or block (HT001): the turn ends, the next starts
+    END_COMPLETION = "end_completion"  # a control token at completion level: the completion ends
+    OPEN_BLOCK = "open_block"  # a block opener in its body: text flushed, the block starts
+    CLOSE_BLOCK = "close_block"  # the block's closer: the block is folded
+    REOPEN_BLOCK = "reopen_block"  # the block's opener inside it: it ends unterminated, a new one starts
+    CUT_BLOCK = "cut_block"  # the block reached max_block_chars: it is folded, cut (HT114)
+    OPEN_REASONING = "open_reasoning"  # <think> / <scratch_pad>: a reasoning segment starts
+    CLOSE_REASONING = "close_reasoning"  # its closer: the segment ends
+    SPLIT_REASONING = "split_reasoning"  # <tool_call> in reasoning (calls_in_reasoning): segment ends, call opens
+    DIAG_STRAY = "diag_stray"  # a closer with nothing open (HT121): kept as text
+    DIAG_FABRICATED = "diag_fabricated"  # <tool_response> in an assistant body (HT122): kept as text
+    DIAG_CALL_IN_REASONING = "diag_call_in_reasoning"  # <tool_call> in reasoning (HT124): kept as text
+    STOP = "stop"  # <tool_response> in an assistant body with stop_at_fabricated_response (HT122)
+    FINISH = "finish"  # the end of the input: whatever is open is closed
+
+
+S, M, A = State, Marker, Action
+_BODIES = (S.ASSISTANT, S.RESULTS, S.CATALOGUE, S.PLAIN)
+#: The block states (their reader is a block reader, made anew for each block).
+BLOCK_STATES = (S.CALL, S.REASONING_CALL, S.RESPONSE, S.TOOLS)
+#: Block states whose body is read JSON-aware when it starts with ``{`` or ``[`` (others: plain).
+JSON_BLOCKS: frozenset[State] = frozenset({S.CALL, S.REASONING_CALL, S.RESPONSE})
+_OPEN = (*_BODIES, S.REASONING, *BLOCK_STATES)  # where a turn's body is open
+_COMPLETION_OPEN = (S.ASSISTANT, S.REASONING, S.CALL, S.REASONING_CALL)  # what a completion reaches
+
+#: When a row applies: always, at one level, or with one option on or off.
+CONDITIONS = (
+    "",
+    "completion",
+    "transcript",
+    "calls_in_reasoning",
+    "not calls_in_reasoning",
+    "stop_at_fabricated_response",
+    "not stop_at_fabricated_response",
+)
+_FLAGS = ("completion", "transcript", "calls_in_reasoning", "stop_at_fabricated_response")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Row:
+    """One row of ``ROWS``: in each of ``states``, each of ``markers`` moves to ``next`` (None: stays)
+    and the assembler takes ``action``; ``when`` is the row's condition (``CONDITIONS``)."""
+
+    states: tuple[State, ...]
+    markers: tuple[Marker, ...]
+    next: State | None
+    action: Action
+    when: str = ""
+
+
+def _row(
+    states: tuple[State, ...], markers: tuple[Marker, ...], nxt: State | None, action: Action, when: str = ""
+) -> Row:
+    return Row(states=states, markers=markers, next=nxt, action=action, when=when)
+
+
+#: The whole machine (docs/parsing.md §1, §3, §4).
+ROWS: tuple[Row, ...] = (
+    _row((S.GAP,), (M.IM_START,), S.HEADER, A.BEGIN_TURN),
+    _row((S.HEADER,), (M.NEWLINE, M.CRLF, M.CR), None, A.READ_ROLE),
+    _row((S.HEADER,), (M.ROLE_ASSISTANT,), S.ASSISTANT, A.END_HEADER),
+    _row((S.HEADER,), (M.ROLE_RESULTS,), S.RESULTS, A.END_HEADER),
+    _row((S.HEADER,), (M.ROLE_CATALOGUE,), S.CATALOGUE, A.END_HEADER),
+    _row((S.HEADER,), (M.ROLE_OTHER,), S.PLAIN, A.END_HEADER),
+    _row((S.HEADER,), (M.IM_START,), S.HEADER, A.BAD_HEADER),
+    _row((S.HEADER,), (M.IM_END,), S.GAP, A.BAD_HEADER),
+    _row(_OPEN, (M.IM_END,), S.GAP, A.END_TURN, "transcript"),
+    _row(_OPEN, (M.IM_START,), S.HEADER, A.NEW_TURN, "transcript"),
+    _row(_COMPLETION_OPEN, (M.IM_START, M.IM_END), S.TAIL, A.END_COMPLETION, "completion"),
+    _row((S.ASSISTANT,), (M.CALL_OPEN,), S.CALL, A.OPEN_BLOCK),
+    _row((S.ASSISTANT,), (M.OPEN_REASONING,), S.REASONING, A.OPEN_REASONING),
+    _row((S.ASSISTANT,), (M.CALL_CLOSE, M.RESPONSE_CLOSE, M.CLOSE_REASONING), None, A.DIAG_STRAY),
+    _row((S.ASSISTANT,), (M.RESPONSE_OPEN,), S.TAIL, A.STOP, "stop_at_fabricated_response"),
+    _row((S.ASSISTANT,), (M.RESPONSE_OPEN,), None, A.DIAG_FABRICATED, "not stop_at_fabricated_response"),
+    _row((S.REASONING,), (M.CLOSE_REASONING,), S.ASSISTANT, A.CLOSE_REASONING),
+    _row((S.REASONING,), (M.CALL_OPEN,), S.REASONING_CALL, A.SPLIT_REASONING, "calls_in_reasoning"),
+    _row((S.REASONING,), (M.CALL_OPEN,), None, A.DIAG_CALL_IN_REASONING, "not calls_in_reasoning"),
+    _row((S.RESULTS,), (M.RESPONSE_OPEN,), S.RESPONSE, A.OPEN_BLOCK),
+    _row((S.RESULTS,), (M.RESPONSE_CLOSE,), None, A.DIAG_STRAY),
+    _row((S.CATALOGUE,), (M.TOOLS_OPEN,), S.TOOLS, A.OPEN_BLOCK),
+    _row((S.CATALOGUE,), (M.TOOLS_CLOSE,), None, A.DIAG_STRAY),
+    _row((S.CALL,), (M.CALL_CLOSE,), S.ASSISTANT, A.CLOSE_BLOCK),
+    _row((S.CALL,), (M.CALL_OPEN,), S.CALL, A.REOPEN_BLOCK),
+    _row((S.CALL,), (M.CUT,), S.ASSISTANT, A.CUT_BLOCK),
+    _row((S.REASONING_CALL,), (M.CALL_CLOSE,), S.REASONING, A.CLOSE_BLOCK),
+    _row((S.REASONING_CALL,), (M.CALL_OPEN,), S.REASONING_CALL, A.REOPEN_BLOCK),
+    _row((S.REASONING_CALL,), (M.CUT,), S.REASONING, A.CUT_BLOCK),
+    _row((S.RESPONSE,), (M.RESPONSE_CLOSE,), S.RESULTS, A.CLOSE_BLOCK),
+    _row((S.RESPONSE,), (M.RESPONSE_OPEN,), S.RESPONSE, A.REOPEN_BLOCK),
+    _row((S.RESPONSE,), (M.CUT,), S.RESULTS, A.CUT_BLOCK),
+    _row((S.TOOLS,), (M.TOOLS_CLOSE,), S.CATALOGUE, A.CLOSE_BLOCK),
+    _row((S.TOOLS,), (M.CUT,), S.CATALOGUE, A.CUT_BLOCK),
+    _row(tuple(s for s in State if s is not S.DONE), (M.EOF,), S.DONE, A.FINISH),
 )
 
+#: The markers the scanners look for, as literals (the reasoning ones resolve per kind).
+SCANNED: dict[Marker, str] = {
+    M.IM_START: tags.IM_START,
+    M.IM_END: tags.IM_END,
+    M.NEWLINE: "\n",
+    M.CRLF: "\r\n",
+    M.CR: "\r",
+    M.CALL_OPEN: tags.CALL_OPEN,
+    M.CALL_CLOSE: tags.CALL_CLOSE,
+    M.RESPONSE_OPEN: tags.RESP_OPEN,
+    M.RESPONSE_CLOSE: tags.RESP_CLOSE,
+    M.TOOLS_OPEN: tags.TOOLS_OPEN,
+    M.TOOLS_CLOSE: tags.TOOLS_CLOSE,
+}
 
-class _Model:
-    """The object the ``transitions`` machine drives (it only holds ``state``)."""
+#: The role a header names -> its marker (any other role: ``role_other``, HT004).
+ROLE_MARKERS: dict[str, Marker] = {
+    tags.ASSISTANT: M.ROLE_ASSISTANT,
+    tags.USER: M.ROLE_RESULTS,
+    tags.TOOL: M.ROLE_RESULTS,
+    tags.SYSTEM: M.ROLE_CATALOGUE,
+    tags.DEVELOPER: M.ROLE_CATALOGUE,
+}
 
-    state: str
+
+_ROLE_NAMES: dict[str, str] = {role: marker.value for role, marker in ROLE_MARKERS.items()}
+
+
+def role_marker(role: str) -> str:
+    """The name of the marker of a header's role.
+
+    >>> role_marker("tool"), role_marker("narrator")
+    ('role_results', 'role_other')
+    """
+    return _ROLE_NAMES.get(role, "role_other")
 
 
 # ---------------------------------------------------------------------------------------- state kinds
 
-# Which reader runs in each state (the per-chunk fast paths branch on it).
+# Which reader runs in each state.
 K_BODY = 0  # assistant, results, catalogue and plain bodies: text deltas
 K_REASONING = 1  # reasoning deltas
 K_GAP = 2  # between turns: text kept for the gap, no event
@@ -161,173 +283,45 @@ STATE_KINDS: dict[State, int] = {
     S.DONE: K_DONE,
 }
 
-#: Block states whose body is read JSON-aware when it starts with ``{`` or ``[`` (others: plain).
-JSON_BLOCKS: frozenset[State] = frozenset({S.CALL, S.REASONING_CALL, S.RESPONSE})
-
-#: The role of a header -> the trigger that enters its body (any other role: ``ROLE_PLAIN``, HT004).
-ROLES: dict[str, Trigger] = {
-    "assistant": T.ROLE_ASSISTANT,
-    "user": T.ROLE_RESULTS,
-    "tool": T.ROLE_RESULTS,
-    "system": T.ROLE_CATALOGUE,
-    "developer": T.ROLE_CATALOGUE,
-}
-
-# ---------------------------------------------------------------------------------------- moves
-
-
-class Action(Enum):
-    """What the parser does at a marker (the trigger it fires is the row's)."""
-
-    BEGIN_TURN = "begin_turn"  # <|im_start|> between turns: the gap ends, a header starts
-    END_HEADER = "end_header"  # the line end after the role: the body of that role starts
-    BAD_HEADER = "bad_header"  # a control token inside a header (HT003): the turn ends
-    END_TURN = "end_turn"  # <|im_end|> in a body or block: body, block and turn end
-    NEW_TURN = "new_turn"  # <|im_start|> in a body or block (HT001): the turn ends, the next starts
-    END_COMPLETION = "end_completion"  # a control token at completion level: the completion ends
-    OPEN_BLOCK = "open_block"  # a block opener in its body: text flushed, the block starts
-    CLOSE_BLOCK = "close_block"  # the block's closer: the block is folded
-    REOPEN_BLOCK = "reopen_block"  # the block's opener inside it: the block ends unterminated, a new one starts
-    OPEN_REASONING = "open_reasoning"  # <think> / <scratch_pad>: a reasoning segment starts
-    CLOSE_REASONING = "close_reasoning"  # its closer: the segment ends
-    SPLIT_REASONING = "split_reasoning"  # <tool_call> in reasoning (calls_in_reasoning): segment ends, call opens
-    DIAG_STRAY = "diag_stray"  # a closer with nothing open (HT121): kept as text
-    DIAG_FABRICATED = "diag_fabricated"  # <tool_response> in an assistant body (HT122): kept as text
-    DIAG_CALL_IN_REASONING = "diag_call_in_reasoning"  # <tool_call> in reasoning (HT124): kept as text
-    STOP = "stop"  # <tool_response> in an assistant body with stop_at_fabricated_response (HT122)
-
-
-A = Action
-#: The actions of control tokens (the transcript envelope, or the end of a completion).
-CONTROL_ACTIONS: frozenset[Action] = frozenset({A.BEGIN_TURN, A.BAD_HEADER, A.END_TURN, A.NEW_TURN, A.END_COMPLETION})
-_CONTROL_STATES = (*_BODIES, *_BLOCKS)
-
-#: When a row applies: always, at one level, or with one option on or off.
-CONDITIONS = (
-    "",
-    "completion",
-    "transcript",
-    "calls_in_reasoning",
-    "not calls_in_reasoning",
-    "stop_at_fabricated_response",
-    "not stop_at_fabricated_response",
-)
+# ---------------------------------------------------------------------------------------- configurations
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Row:
-    """One row of ``MOVES``: in ``states``, each of ``markers`` fires ``trigger`` and takes ``action``.
+class Config:
+    """What selects the rows of one parser: its level, reasoning kinds and the two options of ``when``."""
 
-    Markers are named as in ``_MARKER_NAMES`` (``open_reasoning`` / ``close_reasoning``: the tags of
-    every enabled kind, except in ``reasoning``, where only its own kind's closer ends it).
-    """
+    level: str
+    kinds: tuple[ReasoningKind, ...]
+    calls_in_reasoning: bool = False
+    stop_at_fabricated_response: bool = False
 
-    states: tuple[State, ...]
-    markers: tuple[str, ...]
-    trigger: Trigger | None  # None: the machine stays (the marker is kept as text)
-    action: Action
-    when: str = ""
-
-
-#: The whole marker table (docs/parsing.md §1, §3, §4).
-MOVES: tuple[Row, ...] = (
-    Row(states=(S.GAP,), markers=("im_start",), trigger=T.IM_START, action=A.BEGIN_TURN),
-    Row(states=(S.HEADER,), markers=("newline", "crlf", "cr"), trigger=None, action=A.END_HEADER),  # trigger: ROLES
-    Row(states=(S.HEADER,), markers=("im_start",), trigger=T.IM_START, action=A.BAD_HEADER),
-    Row(states=(S.HEADER,), markers=("im_end",), trigger=T.IM_END, action=A.BAD_HEADER),
-    Row(states=_CONTROL_STATES, markers=("im_end",), trigger=T.IM_END, action=A.END_TURN, when="transcript"),
-    Row(states=_CONTROL_STATES, markers=("im_start",), trigger=T.IM_START, action=A.NEW_TURN, when="transcript"),
-    Row(
-        states=(S.ASSISTANT, S.REASONING, S.CALL, S.REASONING_CALL),
-        markers=("im_start", "im_end"),
-        trigger=T.END_OF_COMPLETION,
-        action=A.END_COMPLETION,
-        when="completion",
-    ),
-    Row(states=(S.ASSISTANT,), markers=("call_open",), trigger=T.OPEN_CALL, action=A.OPEN_BLOCK),
-    Row(states=(S.ASSISTANT,), markers=("open_reasoning",), trigger=T.OPEN_REASONING, action=A.OPEN_REASONING),
-    Row(
-        states=(S.ASSISTANT,),
-        markers=("call_close", "response_close", "close_reasoning"),
-        trigger=None,
-        action=A.DIAG_STRAY,
-    ),
-    Row(
-        states=(S.ASSISTANT,),
-        markers=("response_open",),
-        trigger=T.STOP,
-        action=A.STOP,
-        when="stop_at_fabricated_response",
-    ),
-    Row(
-        states=(S.ASSISTANT,),
-        markers=("response_open",),
-        trigger=None,
-        action=A.DIAG_FABRICATED,
-        when="not stop_at_fabricated_response",
-    ),
-    Row(states=(S.REASONING,), markers=("close_reasoning",), trigger=T.CLOSE_REASONING, action=A.CLOSE_REASONING),
-    Row(
-        states=(S.REASONING,),
-        markers=("call_open",),
-        trigger=T.OPEN_CALL,
-        action=A.SPLIT_REASONING,
-        when="calls_in_reasoning",
-    ),
-    Row(
-        states=(S.REASONING,),
-        markers=("call_open",),
-        trigger=None,
-        action=A.DIAG_CALL_IN_REASONING,
-        when="not calls_in_reasoning",
-    ),
-    Row(states=(S.RESULTS,), markers=("response_open",), trigger=T.OPEN_RESPONSE, action=A.OPEN_BLOCK),
-    Row(states=(S.RESULTS,), markers=("response_close",), trigger=None, action=A.DIAG_STRAY),
-    Row(states=(S.CATALOGUE,), markers=("tools_open",), trigger=T.OPEN_TOOLS, action=A.OPEN_BLOCK),
-    Row(states=(S.CATALOGUE,), markers=("tools_close",), trigger=None, action=A.DIAG_STRAY),
-    Row(states=(S.CALL, S.REASONING_CALL), markers=("call_close",), trigger=T.CLOSE_CALL, action=A.CLOSE_BLOCK),
-    Row(states=(S.CALL, S.REASONING_CALL), markers=("call_open",), trigger=T.OPEN_CALL, action=A.REOPEN_BLOCK),
-    Row(states=(S.RESPONSE,), markers=("response_close",), trigger=T.CLOSE_RESPONSE, action=A.CLOSE_BLOCK),
-    Row(states=(S.RESPONSE,), markers=("response_open",), trigger=T.OPEN_RESPONSE, action=A.REOPEN_BLOCK),
-    Row(states=(S.TOOLS,), markers=("tools_close",), trigger=T.CLOSE_TOOLS, action=A.CLOSE_BLOCK),
-)
-
-_MARKER_NAMES: dict[str, str] = {
-    "im_start": tags.IM_START,
-    "im_end": tags.IM_END,
-    # the line ends of a role header: the markers that are not tags. "\r" is a proper prefix of "\r\n": a
-    # reader holds it back when it ends the data read so far (``_TextReader.read``)
-    "newline": "\n",
-    "crlf": "\r\n",
-    "cr": "\r",
-    "call_open": tags.CALL_OPEN,
-    "call_close": tags.CALL_CLOSE,
-    "response_open": tags.RESP_OPEN,
-    "response_close": tags.RESP_CLOSE,
-    "tools_open": tags.TOOLS_OPEN,
-    "tools_close": tags.TOOLS_CLOSE,
-}
+    @property
+    def flags(self) -> frozenset[str]:
+        """The conditions that hold (``CONDITIONS`` without ``not``)."""
+        out = {self.level}
+        if self.calls_in_reasoning:
+            out.add("calls_in_reasoning")
+        if self.stop_at_fabricated_response:
+            out.add("stop_at_fabricated_response")
+        return frozenset(out)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Move:
-    """What one marker does in one state: the trigger fired (None: none) and the action."""
-
-    trigger: Trigger | None
-    action: Action
-    control: bool  # the action is one of CONTROL_ACTIONS (a plain attribute: an Enum's hash is slow)
-
-
-#: A state, or ``reasoning:<kind>`` for the reasoning state of one kind (its closer differs).
-ScanKey = State | str
+@cache
+def config_of(
+    level: str, kinds: tuple[ReasoningKind, ...], calls_in_reasoning: bool = False, stop: bool = False
+) -> Config:
+    """The configuration of a parser (cached: one value per configuration)."""
+    return Config(level=level, kinds=kinds, calls_in_reasoning=calls_in_reasoning, stop_at_fabricated_response=stop)
 
 
-def _resolve(name: str, state: State, kinds: tuple[ReasoningKind, ...], kind: ReasoningKind | None) -> list[str]:
-    if name == "open_reasoning":
-        return [tags.OPEN[k] for k in kinds]
-    if name == "close_reasoning":
-        return [tags.CLOSE[kind]] if state is S.REASONING and kind is not None else [tags.CLOSE[k] for k in kinds]
-    return [_MARKER_NAMES[name]]
+def configs(kinds: tuple[ReasoningKind, ...] = tags.REASONING_KINDS) -> list[Config]:
+    """Every configuration of the rows' conditions (both levels, each option on and off)."""
+    return [
+        config_of(level, kinds, calls, stop)
+        for level in ("completion", "transcript")
+        for calls in (False, True)
+        for stop in (False, True)
+    ]
 
 
 def _applies(when: str, flags: frozenset[str]) -> bool:
@@ -338,85 +332,88 @@ def _applies(when: str, flags: frozenset[str]) -> bool:
     return when in flags
 
 
-def _keys(kinds: tuple[ReasoningKind, ...]) -> list[tuple[ScanKey, State, ReasoningKind | None]]:
-    out: list[tuple[ScanKey, State, ReasoningKind | None]] = [(s, s, None) for s in State if s is not S.REASONING]
-    out += [(f"reasoning:{k}", S.REASONING, k) for k in kinds]
+#: A state, or ``reasoning:<kind>`` / ``reasoning_call:<kind>`` for the reasoning states of one kind.
+ScanKey = State | str
+
+_KINDED = (S.REASONING, S.REASONING_CALL)
+
+
+def state_keys(kinds: tuple[ReasoningKind, ...]) -> list[tuple[ScanKey, State, ReasoningKind | None]]:
+    """Every state key of a configuration: (key, its state, its reasoning kind)."""
+    out: list[tuple[ScanKey, State, ReasoningKind | None]] = [(s, s, None) for s in State if s not in _KINDED]
+    out += [(f"{s.value}:{k}", s, k) for s in _KINDED for k in kinds]
     return out
 
 
-@cache
-def moves(
-    level: str, kinds: tuple[ReasoningKind, ...], *, calls_in_reasoning: bool = False, stop: bool = False
-) -> dict[ScanKey, dict[str, Move]]:
-    """The rows of ``MOVES`` that apply to one configuration, as ``{state key: {marker: Move}}``.
+def key_state(key: ScanKey) -> State:
+    """The state of a state key.
 
-    ``stop``: ``stop_at_fabricated_response``. Reasoning is keyed ``reasoning:<kind>``.
-
-    >>> moves("completion", ("think",))["reasoning:think"]["</think>"].action
-    <Action.CLOSE_REASONING: 'close_reasoning'>
+    >>> key_state("reasoning_call:think")
+    <State.REASONING_CALL: 'reasoning_call'>
     """
-    flags = {level}
-    if calls_in_reasoning:
-        flags.add("calls_in_reasoning")
-    if stop:
-        flags.add("stop_at_fabricated_response")
-    frozen = frozenset(flags)
-    out: dict[ScanKey, dict[str, Move]] = {}
-    for key, state, kind in _keys(kinds):
-        table: dict[str, Move] = {}
-        for row in MOVES:
-            if state in row.states and _applies(row.when, frozen):
-                for name in row.markers:
-                    for marker in _resolve(name, state, kinds, kind):
-                        if marker in table:
-                            raise MachineBug(f"two rows for {marker!r} in {key}")
-                        table[marker] = Move(
-                            trigger=row.trigger, action=row.action, control=row.action in CONTROL_ACTIONS
-                        )
-        out[key] = table
-    return out
+    return key if isinstance(key, State) else State(key.partition(":")[0])
 
 
-@cache
-def markers_of(kinds: tuple[ReasoningKind, ...]) -> dict[ScanKey, tuple[str, ...]]:
-    """The markers each state scans for: those of its rows under any condition (so the same at both
-    levels and for every option), longest first.
+def _key(state: State, kind: ReasoningKind | None) -> ScanKey:
+    return f"{state.value}:{kind}" if state in _KINDED else state
 
-    >>> markers_of(("think",))[State.GAP]
-    ('<|im_start|>',)
+
+def marker_literals(
+    marker: Marker, state: State, kinds: tuple[ReasoningKind, ...], kind: ReasoningKind | None
+) -> list[str]:
+    """The literals the scanners find for ``marker`` in ``state`` (of reasoning kind ``kind``); none
+    for the markers the engine meets without scanning (roles, ``cut``, ``eof``).
+
+    >>> marker_literals(Marker.CLOSE_REASONING, State.REASONING, ("think", "scratch_pad"), "think")
+    ['</think>']
     """
-    out: dict[ScanKey, tuple[str, ...]] = {}
-    for key, state, kind in _keys(kinds):
-        seen = {
-            m
-            for row in MOVES
-            if state in row.states
-            for name in row.markers
-            for m in _resolve(name, state, kinds, kind)
-        }
-        out[key] = tuple(sorted(seen, key=lambda m: (-len(m), m)))
-    return out
+    if marker is M.OPEN_REASONING:
+        return [tags.OPEN[k] for k in kinds]
+    if marker is M.CLOSE_REASONING:
+        return [tags.CLOSE[kind]] if state is S.REASONING and kind is not None else [tags.CLOSE[k] for k in kinds]
+    literal = SCANNED.get(marker)
+    return [literal] if literal is not None else []
 
 
-def checked_mode() -> bool:
-    """True when ``HERMES_TOOLCALL_CHECKED=1``: parsers made now run every move through the library machine."""
-    return os.environ.get("HERMES_TOOLCALL_CHECKED", "") == "1"
+# ---------------------------------------------------------------------------------------- the library machine
 
 
-def build_machine(initial: State = State.GAP) -> tuple[Machine, _Model]:
-    """A ``transitions.Machine`` built from ``TRANSITIONS`` (no auto transitions), with its model.
+class MachineModel:
+    """The object the ``transitions`` machine drives: its ``state`` and the configuration's flags."""
 
-    >>> machine, model = build_machine(State.ASSISTANT)
-    >>> model.trigger("open_call") and model.state
+    state: str
+
+    def __init__(self, config: Config) -> None:
+        flags = config.flags
+        for flag in _FLAGS:
+            setattr(self, flag, flag in flags)
+
+
+def build_machine(config: Config, initial: State = State.GAP) -> tuple[Machine, MachineModel]:
+    """A ``transitions.Machine`` built from ``ROWS`` (no auto transitions), with its model.
+
+    >>> machine, model = build_machine(config_of("completion", ("think",)), State.ASSISTANT)
+    >>> model.trigger("call_open") and model.state
     'call'
     """
-    model = _Model()
+    transitions: list[dict[str, Any]] = []
+    for row in ROWS:
+        if row.next is None:
+            continue
+        condition: dict[str, str] = {}
+        if row.when.startswith("not "):
+            condition["unless"] = row.when[4:]
+        elif row.when:
+            condition["conditions"] = row.when
+        for marker in row.markers:
+            transitions.append(
+                {"trigger": marker.value, "source": [s.value for s in row.states], "dest": row.next.value, **condition}
+            )
+    model = MachineModel(config)
     machine = Machine(
         model=model,
         states=[s.value for s in State],
-        transitions=[
-            {"trigger": t.value, "source": [s.value for s in src], "dest": dst.value} for t, src, dst in TRANSITIONS
-        ],
+        transitions=transitions,
         initial=initial.value,
         auto_transitions=False,
         ignore_invalid_triggers=False,
@@ -424,79 +421,186 @@ def build_machine(initial: State = State.GAP) -> tuple[Machine, _Model]:
     return machine, model
 
 
-def derive_table(machine: Machine) -> dict[tuple[State, Trigger], State]:
-    """The plain lookup table equivalent to ``machine``: every allowed (state, trigger) → destination.
+def allowed_by_machine(machine: Machine, model: MachineModel, state: State, marker: Marker) -> State | None:
+    """Fire ``marker`` on the library machine from ``state``; the destination, or None if none applies."""
+    machine.set_state(state.value, model)
+    try:
+        moved = model.trigger(marker.value)  # type: ignore[attr-defined]
+    except (MachineError, AttributeError):  # refused, or a marker no row moves on
+        return None
+    return State(model.state) if moved else None
 
-    >>> table = derive_table(build_machine()[0])
-    >>> table[(State.GAP, Trigger.IM_START)]
+
+@cache
+def next_table(config: Config) -> dict[tuple[State, Marker], State]:
+    """The plain lookup equivalent to the library machine in ``config``: every (state, marker) that
+    moves -> its destination.
+
+    >>> next_table(config_of("transcript", ()))[(State.GAP, Marker.IM_START)]
     <State.HEADER: 'header'>
     """
-    table: dict[tuple[State, Trigger], State] = {}
-    for trigger in Trigger:
-        for t in machine.get_transitions(trigger=trigger.value):
-            table[(State(t.source), trigger)] = State(t.dest)
+    machine, model = build_machine(config)
+    table: dict[tuple[State, Marker], State] = {}
+    for state in State:
+        for marker in Marker:
+            dest = allowed_by_machine(machine, model, state, marker)
+            if dest is not None:
+                table[(state, marker)] = dest
     return table
 
 
-NEXT: dict[tuple[State, Trigger], State] = derive_table(build_machine()[0])
+#: Every (state, marker) -> destination of some configuration (the same in all where they overlap
+#: but for the level's control tokens): the machine of each configuration is ``next_table(config)``.
+NEXT: dict[tuple[State, Marker], frozenset[State]] = {}
+for _config in configs():
+    for _pair, _dest in next_table(_config).items():
+        NEXT[_pair] = NEXT.get(_pair, frozenset()) | {_dest}
+
+
+# ---------------------------------------------------------------------------------------- moves
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Move:
+    """What a marker does in one state key: the action, and the next state key (None: stay).
+
+    ``marker`` is the row's marker (the ``transitions`` trigger); ``keep`` says the marker's text stays
+    text of the state (a row without a move).
+    """
+
+    marker: Marker
+    action: Action
+    act: int  # the action's index in ``ACTIONS`` (an Enum member's hash is slow)
+    next: ScanKey | None
+    state: State | None  # the next key's state
+    keep: bool
+
+
+def _next_key(state: State, marker: Marker, literal: str, dest: State, kind: ReasoningKind | None) -> ScanKey:
+    """The key of ``dest`` entered from ``state`` of ``kind`` by ``literal``: a reasoning opener gives its
+    kind; a reasoning state keeps the kind it was entered with."""
+    if dest not in _KINDED:
+        return dest
+    if marker is M.OPEN_REASONING:
+        return _key(dest, _OPENER_KIND[literal])
+    assert kind is not None, (state, marker, dest)
+    return _key(dest, kind)
+
+
+_OPENER_KIND: dict[str, ReasoningKind] = {opener: kind for kind, opener in tags.OPEN.items()}
+#: The actions in a fixed order: ``Move.act`` indexes it.
+ACTIONS: tuple[Action, ...] = tuple(Action)
+_ACT: dict[Action, int] = {action: k for k, action in enumerate(ACTIONS)}
+
+
+@cache
+def moves(config: Config) -> dict[ScanKey, dict[str, Move]]:
+    """The rows that apply in ``config``, as ``{state key: {marker literal or name: Move}}``.
+
+    Scanned markers are keyed by their literal; the others (roles, ``cut``, ``eof``) by their name.
+
+    >>> moves(config_of("completion", ("think",)))["reasoning:think"]["</think>"].next
+    <State.ASSISTANT: 'assistant'>
+
+    Raises:
+        MachineBug: two rows give one marker in one state (the table is ambiguous).
+    """
+    flags = config.flags
+    dests = next_table(config)
+    out: dict[ScanKey, dict[str, Move]] = {}
+    for key, state, kind in state_keys(config.kinds):
+        table: dict[str, Move] = {}
+        for row in ROWS:
+            if state not in row.states or not _applies(row.when, flags):
+                continue
+            for marker in row.markers:
+                scanned = marker in _SCANNABLE
+                literals = marker_literals(marker, state, config.kinds, kind) if scanned else [marker.value]
+                for literal in literals:
+                    if literal in table:
+                        raise MachineBug(f"two rows for {literal!r} in {key}")
+                    dest = dests.get((state, marker))
+                    if (dest is None) != (row.next is None):
+                        raise MachineBug(f"{state.value} --{marker.value}--> differs from the machine's")
+                    nxt = None if dest is None else _next_key(state, marker, literal, dest, kind)
+                    table[literal] = Move(
+                        marker=marker, action=row.action, act=_ACT[row.action], next=nxt, state=dest, keep=dest is None
+                    )
+        out[key] = table
+    return out
+
+
+_SCANNABLE = frozenset({*SCANNED, M.OPEN_REASONING, M.CLOSE_REASONING})
+
+
+@cache
+def markers_of(kinds: tuple[ReasoningKind, ...]) -> dict[ScanKey, tuple[str, ...]]:
+    """The literals each state key scans for: those of its rows under any condition (so the same at
+    both levels and for every option), longest first.
+
+    >>> markers_of(("think",))[State.GAP]
+    ('<|im_start|>',)
+    """
+    out: dict[ScanKey, tuple[str, ...]] = {}
+    for key, state, kind in state_keys(kinds):
+        seen = {
+            literal
+            for row in ROWS
+            if state in row.states
+            for marker in row.markers
+            for literal in marker_literals(marker, state, kinds, kind)
+        }
+        out[key] = tuple(sorted(seen, key=lambda m: (-len(m), m)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- checked mode
+
+
+def checked_mode() -> bool:
+    """True when ``HERMES_TOOLCALL_CHECKED=1``: parsers made now run every move through the library machine."""
+    return os.environ.get("HERMES_TOOLCALL_CHECKED", "") == "1"
 
 
 class CheckedMachine:
-    """The ``transitions`` machine run beside the parser (checked mode): every move is the library's.
+    """The ``transitions`` machine run beside a parser (checked mode): every move is the library's.
 
-    >>> checked = CheckedMachine(State.ASSISTANT)
-    >>> checked.move(State.ASSISTANT, Trigger.OPEN_CALL)
+    >>> checked = CheckedMachine(config_of("completion", ()), State.ASSISTANT)
+    >>> checked.move(State.ASSISTANT, Marker.CALL_OPEN, State.CALL)
     <State.CALL: 'call'>
     """
 
     __slots__ = ("machine", "model")
 
-    def __init__(self, initial: State) -> None:
-        self.machine, self.model = build_machine(initial)
+    def __init__(self, config: Config, initial: State) -> None:
+        self.machine, self.model = build_machine(config, initial)
+
+    @property
+    def state(self) -> State:
+        """The library machine's state."""
+        return State(self.model.state)
 
     def enter(self, state: State) -> None:
-        """The parser entered ``state`` without a trigger (its start state)."""
+        """The parser starts in ``state`` (no move)."""
         self.machine.set_state(state.value, self.model)
 
-    def move(self, state: State, trigger: Trigger) -> State:
-        """Fire ``trigger`` on the library machine, which must be in ``state``; its destination.
+    def move(self, state: State, marker: Marker, dest: State) -> State:
+        """Fire ``marker`` on the library machine, which must be in ``state``; its destination, which
+        must be ``dest`` (the move the parser's table gives).
 
         Raises:
-            MachineBug: the library machine is elsewhere, refuses the trigger, or lands elsewhere
-                than the derived table says.
+            MachineBug: the library machine is elsewhere, refuses the marker, or lands elsewhere than
+                the parser's table says.
         """
         if self.model.state != state.value:
             raise MachineBug(f"the machine is in {self.model.state}, the parser in {state.value}")
         try:
-            self.model.trigger(trigger.value)  # type: ignore[attr-defined]
-        except MachineError:
-            raise MachineBug(f"trigger {trigger.value} refused in state {state.value}") from None
-        dest = State(self.model.state)
-        if NEXT.get((state, trigger)) is not dest:
-            raise MachineBug(f"{state.value} --{trigger.value}--> {dest.value} is not the derived table's move")
-        return dest
-
-
-def next_state(state: State, trigger: Trigger) -> State:
-    """The destination of ``trigger`` from ``state``.
-
-    Raises:
-        MachineBug: the pair is not in the table.
-
-    >>> next_state(State.CALL, Trigger.CLOSE_CALL)
-    <State.ASSISTANT: 'assistant'>
-    """
-    try:
-        return NEXT[(state, trigger)]
-    except KeyError:
-        raise MachineBug(f"trigger {trigger.value} is not allowed in state {state.value}") from None
-
-
-def allowed_by_machine(model: _Model, machine: Machine, state: State, trigger: Trigger) -> State | None:
-    """Fire ``trigger`` on the library machine from ``state``; the destination, or None if refused."""
-    machine.set_state(state.value, model)
-    try:
-        model.trigger(trigger.value)  # type: ignore[attr-defined]
-    except MachineError:
-        return None
-    return State(model.state)
+            moved = self.model.trigger(marker.value)  # type: ignore[attr-defined]
+        except (MachineError, AttributeError):
+            moved = False
+        if not moved:
+            raise MachineBug(f"trigger {marker.value} refused in state {state.value}")
+        got = State(self.model.state)
+        if got is not dest:
+            raise MachineBug(f"{state.value} --{marker.value}--> {got.value} is not the table's move ({dest.value})")
+        return got
