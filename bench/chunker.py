@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 import hermes_toolcall as ht
-from hermes_toolcall.statemachine._events import Event
+from hermes_toolcall._events import Event
 
 
 def events_of(size: int) -> list[list[Event]]:

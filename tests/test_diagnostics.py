@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from hermes_toolcall._diagnostics import CATALOGUE, Entry, entry, make, register, severity_of
+from hermes_toolcall._diagnostics import CATALOGUE, Entry, assemble, entry, make, severity_of
 from hermes_toolcall._model import Span
 from hermes_toolcall.errors import HermesError, UsageError
 
@@ -44,7 +44,7 @@ def test_unknown_code_is_a_usage_error() -> None:
 
 def test_register_refuses_a_conflicting_code() -> None:
     e = CATALOGUE["HT001"]
-    register((e,))  # the same entry again is fine
+    assemble((e,), (e,))  # the same entry again is fine
     clash = Entry(code="HT001", name="other", kind="info", group="x", summary="s", example="e", fix="f")
     with pytest.raises(UsageError):
-        register((clash,))
+        assemble((e,), (clash,))

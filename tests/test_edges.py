@@ -135,7 +135,7 @@ def test_issue10_repro3_duplicate_name_is_an_error_in_strict_mode() -> None:
 
 
 def test_issue10_repro3_stream_announcement_is_taken_back() -> None:
-    from hermes_toolcall.statemachine._events import DiagnosticEvent, ToolCallEnd, ToolCallStart
+    from hermes_toolcall._events import DiagnosticEvent, ToolCallEnd, ToolCallStart
 
     p = StreamParser()
     events = [e for ch in DUP_NAME for e in p.feed(ch)] + p.close()
@@ -240,7 +240,7 @@ def test_chunker_default_is_not_eager_and_rejects_wrong_arguments() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from hermes_toolcall.statemachine._events import TurnEnd  # noqa: E402
+from hermes_toolcall._events import TurnEnd  # noqa: E402
 from hermes_toolcall.testing import adversarial_texts, chunkings  # noqa: E402
 from hypothesis_stats import count, examples  # noqa: E402
 

@@ -102,9 +102,9 @@ def test_public_api_is_exported() -> None:
 
 
 def test_parse_options_and_every_event_class_are_exported_at_the_top_level() -> None:
+    from hermes_toolcall import _events as events
     from hermes_toolcall import _options as options
     from hermes_toolcall import statemachine
-    from hermes_toolcall.statemachine import _events as events
 
     assert "ParseOptions" in hermes_toolcall.__all__ and hermes_toolcall.ParseOptions is options.ParseOptions
     event_classes = [n for n in events.__all__ if isinstance(getattr(events, n), type)]

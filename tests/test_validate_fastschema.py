@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_toolcall.validate._fastschema import compile_fast, fast_safe, fast_valid
-from hermes_toolcall.validate._schema import load_tools
+from hermes_toolcall._fastschema import compile_fast, fast_safe, fast_valid
+from hermes_toolcall._schema import load_tools
 
 pytest.importorskip("jsonschema_rs", reason="the [fast] extra (jsonschema-rs) is not installed")
 pytestmark = pytest.mark.ci_required("the [fast] extra is installed by .ci/run")

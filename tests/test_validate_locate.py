@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hermes_toolcall.validate._locate import locate, string_offset
+from hermes_toolcall._locate import locate, string_offset
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
 _values = st.recursive(

@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hermes_toolcall.validate._schema import load_tools
+from hermes_toolcall._schema import load_tools
 
 
 def _tool(properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:

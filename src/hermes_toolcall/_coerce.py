@@ -30,9 +30,9 @@ from typing import Any
 from . import _diagnostics as diagnostics
 from . import _jsonio as jsonio
 from ._diagnostics import message
+from ._locate import locate
 from ._model import Diagnostic, Span, ToolCall
 from .tags import CALL_CLOSE, CALL_OPEN
-from .validate._locate import locate
 
 __all__ = ["Conversion", "coerce_call", "conversions"]
 

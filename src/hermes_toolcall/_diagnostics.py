@@ -7,29 +7,15 @@ recovery was applied) and an error in strict mode (it was not).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterable
 
+from ._dataset_codes import ENTRIES as _DATASET_ENTRIES
+from ._entry import Entry, Kind
 from ._model import Diagnostic, Severity, Span
+from ._validation_codes import ENTRIES as _VALIDATION_ENTRIES
 from .errors import UsageError
 
-__all__ = ["CATALOGUE", "MESSAGES", "Entry", "Kind", "entry", "make", "message", "register", "severity_of"]
-
-Kind = Literal["error", "warning", "info", "recoverable"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Entry:
-    """One catalogue row."""
-
-    code: str
-    name: str
-    kind: Kind
-    group: str
-    summary: str
-    example: str
-    fix: str
-
+__all__ = ["CATALOGUE", "MESSAGES", "Entry", "Kind", "assemble", "entry", "make", "message", "severity_of"]
 
 def _e(code: str, name: str, kind: Kind, group: str, summary: str, example: str, fix: str) -> Entry:
     return Entry(code=code, name=name, kind=kind, group=group, summary=summary, example=example, fix=fix)
@@ -386,7 +372,28 @@ _ENTRIES: tuple[Entry, ...] = (
     ),
 )
 
-CATALOGUE: dict[str, Entry] = {e.code: e for e in _ENTRIES}
+
+
+def assemble(*tables: Iterable[Entry]) -> dict[str, Entry]:
+    """The catalogue of the declared tables, by code.
+
+    Raises:
+        UsageError: two different entries have one code (the same entry twice is fine).
+
+    >>> len(assemble(_ENTRIES, _ENTRIES)) == len(_ENTRIES)
+    True
+    """
+    out: dict[str, Entry] = {}
+    for table in tables:
+        for e in table:
+            if out.setdefault(e.code, e) != e:
+                raise UsageError(f"diagnostic code {e.code} declared twice")
+    return out
+
+
+#: Every code, from the tables that declare them: the parsing engines' (here), validation's
+#: (``_validation_codes``) and the dataset tools' (``_dataset_codes``).
+CATALOGUE: dict[str, Entry] = assemble(_ENTRIES, _VALIDATION_ENTRIES, _DATASET_ENTRIES)
 
 #: Message texts of the diagnostics both parsing engines write themselves (the JSON-body module writes
 #: its own): code, or ``code:variant``, -> ``str.format`` template. One table, so the engines' messages
@@ -409,7 +416,7 @@ MESSAGES: dict[str, str] = {
     "HT123": "parsing stopped at a fabricated <tool_response>",
     "HT124": "<tool_call> inside reasoning stays reasoning text",
     "no-call": "no call in the block",
-    # HT301 is validate's code (validate/_codes.py); the parse-time tools policy words it the same way
+    # HT301 is validation's code (_validation_codes.py); the parse-time tools policy words it the same way
     "HT301": "tool {name!r} is not declared (declared: {known})",
     "HT301:text": "tool {name!r} is not declared (declared: {known}); the block is kept as text",
     "HT301:drop": "tool {name!r} is not declared (declared: {known}); the call is dropped",
@@ -424,14 +431,6 @@ def message(key: str, **fields: object) -> str:
     'stray </think> with no opener (kept as text)'
     """
     return MESSAGES[key].format(**fields)
-
-
-def register(entries: tuple[Entry, ...]) -> None:
-    """Add entries (used by the validation module for its HT3xx codes). Codes must be new."""
-    for e in entries:
-        if e.code in CATALOGUE and CATALOGUE[e.code] != e:
-            raise UsageError(f"diagnostic code {e.code} registered twice")
-        CATALOGUE[e.code] = e
 
 
 def entry(code: str) -> Entry:

@@ -29,8 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._argcheck import check_bool, check_int, check_type
-from .errors import HermesError, UsageError, internal_error
-from .statemachine import (
+from ._events import (
     ArgumentsDelta,
     DiagnosticEvent,
     Event,
@@ -46,6 +45,7 @@ from .statemachine import (
     TurnEnd,
     TurnStart,
 )
+from .errors import HermesError, UsageError, internal_error
 
 __all__ = ["OpenAIChunker"]
 

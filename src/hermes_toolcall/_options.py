@@ -14,7 +14,7 @@ from ._prompt_state import start_reasoning_kind
 from .errors import UsageError
 
 if TYPE_CHECKING:
-    from .validate._schema import ToolSet
+    from ._schema import ToolSet
 
 __all__ = ["DEFAULT_MAX_BLOCK_CHARS", "UNDECLARED", "ParseOptions", "Undeclared"]
 
@@ -127,6 +127,6 @@ def _tool_set(tools: Sequence[Any] | None, undeclared: str, coerce_arguments: bo
         return None
     if isinstance(tools, str | bytes | dict) or not isinstance(tools, Sequence):
         raise UsageError(f"tools must be a list of tool objects, got {type(tools).__name__}")
-    from .validate._schema import load_tools
+    from ._schema import load_tools
 
     return load_tools(tools)

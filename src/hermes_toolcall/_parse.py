@@ -17,7 +17,7 @@ from ._model import Completion, Diagnostic, Transcript
 from ._options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
 from ._profiles import DialectProfile
 from .errors import HermesError, ParseError, internal_error
-from .grammar._build import build_completion, build_transcript
+from .grammar import build_completion, build_transcript
 
 __all__ = ["parse_completion", "parse_completion_with", "parse_transcript", "parse_transcript_with"]
 

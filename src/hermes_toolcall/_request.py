@@ -34,8 +34,7 @@ def original_description(function: Mapping[str, Any]) -> str | None:
     'Add.'
     """
     from .errors import RenderError
-    from .render._system import python_type
-    from .render._values import MISSING, get, jinja_str
+    from .render import MISSING, get, jinja_str, python_type
 
     name, text, params = function.get("name"), function.get("description"), function.get("parameters")
     if not isinstance(name, str) or not isinstance(text, str) or not isinstance(params, Mapping):
@@ -74,7 +73,7 @@ def _catalogue(
     """(the user's system text or None, the tools) that make ``dialect`` write this catalogue turn."""
     from ._profiles import get_profile
     from .errors import HermesError
-    from .render._system import render_system_prompt
+    from .render import render_system_prompt
 
     turn = f"{IM_START}system\n" + content + IM_END
     splits = [None] + [content[:i] for i in range(len(content)) if content.startswith("\n\n", i)]

@@ -24,19 +24,7 @@ from . import _diagnostics as diagnostics
 from ._coerce import coerce_call
 from ._construct import new_reasoning, new_text
 from ._diagnostics import message
-from ._model import (
-    Completion,
-    Diagnostic,
-    Part,
-    Reasoning,
-    ReasoningKind,
-    Span,
-    Text,
-    ToolCall,
-    Transcript,
-)
-from ._options import ParseOptions, Undeclared
-from .statemachine._events import (
+from ._events import (
     ArgumentsDelta,
     DiagnosticEvent,
     Event,
@@ -49,8 +37,19 @@ from .statemachine._events import (
     new_text_delta,
     new_tool_call_end,
 )
-from .validate import _codes as _codes
-from .validate._schema import ToolSet
+from ._model import (
+    Completion,
+    Diagnostic,
+    Part,
+    Reasoning,
+    ReasoningKind,
+    Span,
+    Text,
+    ToolCall,
+    Transcript,
+)
+from ._options import ParseOptions, Undeclared
+from ._schema import ToolSet
 
 __all__ = ["BlockVerdict", "ToolPolicy", "apply_to_completion", "apply_to_transcript", "judge_block"]
 

@@ -8,8 +8,7 @@ import sys
 from typing import Any
 
 from .. import _jsonio as jsonio
-from ..conformance import default_cases_dir, load_adapter, load_cases, run
-from ..conformance._report import print_tables, reports_json, summary_markdown
+from ..conformance import default_cases_dir, load_adapter, load_cases, print_tables, reports_json, run, summary_markdown
 
 __all__ = ["register"]
 

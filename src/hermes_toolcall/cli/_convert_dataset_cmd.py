@@ -15,10 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import _jsonio as jsonio
-from ..dataio._convert import convert_record, parse_shape
-from ..dataio._rows import Columns
-from ..dataio._sources import input_size, iter_input
-from ..dataio._writers import RecordWriter, output_format
+from ..dataio import Columns, RecordWriter, convert_record, input_size, iter_input, output_format, parse_shape
 from ..errors import DecodeError
 
 __all__ = ["register"]
@@ -102,7 +99,7 @@ def run_convert_dataset(args: argparse.Namespace) -> int:
 
 
 def _texty(path: str) -> bool:
-    from ..dataio._sources import sniff
+    from ..dataio import sniff
 
     return sniff(path) not in ("parquet", "dataset", "hub")
 

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from .. import _jsonio as jsonio
+from .._events import Event
 from .._ids import sequential_ids
 from .._model import as_dict
 from .._openai_chunks import OpenAIChunker
 from ..errors import StreamError, UsageError
 from ..statemachine import StreamParser
-from ..statemachine._events import Event
 from ._common import add_parse_options, display_name, print_diagnostics
 from ._parse_flags import add_start_flags, add_tools_flags, start_kwargs, tools_kwargs
 

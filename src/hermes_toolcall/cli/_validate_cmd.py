@@ -19,15 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from .. import dataio as dataset_hooks
 from .._profiles import DIALECTS
-from ..dataio import _cli_hooks as dataset_hooks
-from ..dataio._sources import sniff
+from ..dataio import sniff
 from ..errors import UsageError
-from ..validate import _codes as _codes
-from ..validate._runner import INTERNAL_ERROR, Options, RecordResult
+from ..validate import INTERNAL_ERROR, Options, RecordResult
 from . import EXIT_FAILED, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, _validate_html
 from ._common import display_name, load_json, read_input
-from ._validate_report import FORMATS, Summary, make_sink
+from ._validate_report import FORMATS, Sink, Summary, make_sink
 
 __all__ = ["register", "run_validate"]
 
@@ -168,7 +167,7 @@ def run_validate(args: argparse.Namespace) -> int:
     )
     html = _validate_html.settings(args)
     dataset_hooks.columns_of(args)  # a bad combination of column options fails before reading
-    from ..validate._api import Selector
+    from ..validate import Selector
 
     Selector(options.select, options.ignore)  # reject bad or unknown codes before reading anything
     _check_paths(args.paths)
@@ -179,7 +178,14 @@ def run_validate(args: argparse.Namespace) -> int:
     summary = Summary(files=len(args.paths))
     total = sum(dataset_hooks.input_size(p) for p in args.paths)
     with _output(args.output) as out:
-        sink = make_sink(args.format, out, command=["hermes-toolcall", "validate", *sys.argv[2:]], html=html)
+        command = ["hermes-toolcall", "validate", *sys.argv[2:]]
+        if args.format == "html":
+            from ._validate_html import HtmlSink
+
+            settings = html or {"dialect": "hermes", "limit": 2_000, "text_column": None}
+            sink: Sink = HtmlSink(out, command=command, **settings)
+        else:
+            sink = make_sink(args.format, out, command=command)
         try:
             with dataset_hooks.engine(args), _progress(total, sys.stderr.isatty()) as bar:
                 done = 0

@@ -19,7 +19,7 @@ from .._diagnostics import CATALOGUE
 from .._parse import parse_transcript
 from ..errors import UsageError
 from ..html import DEFAULT_LIMIT, Finding, ReportWriter, json_path, json_record_body, raw_body, record_body, text
-from ..validate._runner import Located, RecordResult
+from ..validate import Located, RecordResult
 from ._validate_report import Sink, Summary
 
 __all__ = ["HtmlSink", "add_arguments", "settings"]

@@ -18,7 +18,7 @@ from .. import __version__
 from .. import _jsonio as jsonio
 from .._diagnostics import CATALOGUE
 from .._excerpt import sanitize
-from ..validate._runner import Located, RecordResult
+from ..validate import Located, RecordResult
 from ._common import format_finding
 
 __all__ = ["FORMATS", "SARIF_MAX_RESULTS", "Sink", "Summary", "make_sink"]
@@ -293,13 +293,9 @@ class _Sarif(Sink):
         self.out.write(jsonio.dumps_spaced(doc) + "\n")
 
 
-def make_sink(name: str, out: TextIO, *, command: list[str], html: dict[str, Any] | None = None) -> Sink:
-    """The sink of an output format (one of ``FORMATS``; ``html``: the HTML sink's settings)."""
+def make_sink(name: str, out: TextIO, *, command: list[str]) -> Sink:
+    """The sink of an output format of ``FORMATS`` other than ``html`` (``_validate_html.HtmlSink``)."""
     if name == "sarif":
         return _Sarif(out, command=command)
-    if name == "html":
-        from ._validate_html import HtmlSink
-
-        return HtmlSink(out, command=command, **(html or {"dialect": "hermes", "limit": 2_000, "text_column": None}))
     sinks: dict[str, type[Sink]] = {"text": Sink, "json": _Json, "jsonl": _JsonLines, "github": _GitHub}
     return sinks[name](out)

@@ -12,9 +12,15 @@ from pathlib import Path
 from ..errors import ConformanceError
 from ._adapter import Adapter, CallOut, FunctionAdapter, MessageOut, Outcome, Request, load_adapter
 from ._cases import Case, Expected, ExpectedCall, ExpectedMessage, case_from_dict, load_cases
+from ._engines import grammar_parse
+from ._generate import FRAGMENTS, MARKERS, VALID_CALLS
+from ._report import print_tables, reports_json, summary_markdown
 from ._runner import CaseResult, FuzzResult, Report, check_outcome, run, run_case, run_cases, run_fuzz
 
 __all__ = [
+    "FRAGMENTS",
+    "MARKERS",
+    "VALID_CALLS",
     "Adapter",
     "CallOut",
     "Case",
@@ -31,12 +37,16 @@ __all__ = [
     "case_from_dict",
     "check_outcome",
     "default_cases_dir",
+    "grammar_parse",
     "load_adapter",
     "load_cases",
+    "print_tables",
+    "reports_json",
     "run",
     "run_case",
     "run_cases",
     "run_fuzz",
+    "summary_markdown",
 ]
 
 

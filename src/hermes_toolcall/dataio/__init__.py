@@ -1,9 +1,30 @@
 """Datasets where they live: Parquet, compressed JSONL, Hugging Face ``datasets``, Ray Data, dataset conversion.
 
-Every reader turns its input into the same stream of ``validate.datasets.RawRecord`` values that plain
-JSONL files give, so one code path (``validate.runner.check_record``) validates them all. Optional
+Every reader turns its input into the same stream of ``validate.RawRecord`` values that plain
+JSONL files give, so one code path (``validate.check_record``) validates them all. Optional
 dependencies sit in extras (``[parquet]``, ``[zstd]``, ``[datasets]``, ``[ray]``); a missing one is a
 ``UsageError`` that names the extra to install.
 """
 
 from __future__ import annotations
+
+from ._cli_hooks import add_arguments, columns_of, engine, results
+from ._convert import convert_record, parse_shape
+from ._rows import Columns
+from ._sources import input_size, iter_input, sniff
+from ._writers import RecordWriter, output_format
+
+__all__ = [
+    "Columns",
+    "RecordWriter",
+    "add_arguments",
+    "columns_of",
+    "convert_record",
+    "engine",
+    "input_size",
+    "iter_input",
+    "output_format",
+    "parse_shape",
+    "results",
+    "sniff",
+]

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import UsageError
-from ..validate._runner import Options, RecordResult, run
+from ..validate import Options, RecordResult, run
 from ._rows import Columns
 from ._sources import input_size, iter_input
 

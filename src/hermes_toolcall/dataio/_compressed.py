@@ -17,7 +17,6 @@ import lzma
 from typing import Any, BinaryIO, ClassVar, Literal, cast
 
 from ..errors import InputError
-from . import _codes as _codes
 from ._extras import require
 
 __all__ = ["COMPRESSED", "CORRUPT", "Compression", "CorruptInputError", "decompress", "kind_of"]

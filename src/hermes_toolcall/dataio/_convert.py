@@ -31,7 +31,6 @@ from .._openai import messages_from_openai, messages_to_openai
 from .._profiles import DIALECTS, get_profile
 from ..errors import HermesError, UsageError
 from ..tags import IM_END, IM_START
-from . import _codes as _codes
 from ._rows import drop_nulls
 
 __all__ = ["Converted", "Shape", "convert_record", "convert_records", "parse_shape"]
@@ -117,8 +116,7 @@ def _hermes_tools(found: list[Any], turn_text: str, dialect: str) -> list[Any]:
     """The tools as declared, from the Hermes catalogue (whose descriptions the template rewrites as
     ``name(signature) - description`` plus an Args section): each description is recovered when
     rendering the recovered tools gives back the catalogue turn exactly; otherwise as parsed."""
-    from ..render import render_system_prompt
-    from ..render._system import hermes_tool_line
+    from ..render import hermes_tool_line, render_system_prompt
 
     out = []
     for tool in found:

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UsageError
-from ..validate._api import Selector
-from ..validate._runner import Options, RecordResult, check_record
+from ..validate import Options, RecordResult, Selector, check_record
 from ._extras import require
 from ._rows import Columns, row_record
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HermesError, UsageError
-from ..validate._datasets import InputFormat, RawRecord
-from ..validate._runner import Options, RecordResult, check_record
+from ..validate import InputFormat, Options, RawRecord, RecordResult, check_record
 from ._extras import require
 from ._rows import NO_MAPPING, Columns
 from ._sources import iter_input, sniff

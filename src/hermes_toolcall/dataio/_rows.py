@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import _jsonio as jsonio
 from ..errors import UsageError
-from ..validate._datasets import RawRecord
+from ..validate import RawRecord
 
 __all__ = ["NO_MAPPING", "Columns", "drop_nulls", "row_record", "row_text"]
 

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, cast
 
 from ..errors import UsageError
-from ..validate import _datasets as plain
-from ..validate._datasets import InputFormat, RawRecord
+from ..validate import InputFormat, RawRecord, display_name, iter_records, open_input, peek, records_from_handle
 from ._compressed import Compression, CorruptInputError, decompress, kind_of
 from ._extras import require
 from ._rows import NO_MAPPING, Columns, row_record
@@ -101,7 +100,7 @@ def _decompressed_records(
     """The records of a decompressed stream; progress in compressed bytes when ``raw`` can tell."""
     last = 0
     try:
-        for record in plain.records_from_handle(stream, name, input_format):
+        for record in records_from_handle(stream, name, input_format):
             last = record.number
             yield record if raw is None else replace(record, end=raw.tell())
     except UsageError:
@@ -114,7 +113,7 @@ def _decompressed_records(
 def _compressed(path: str | Path, kind: Compression, input_format: InputFormat) -> Iterator[RawRecord]:
     stream, raw = compressed_stream(path, kind)
     try:
-        yield from _decompressed_records(stream, raw, plain.display_name(path), kind, input_format)
+        yield from _decompressed_records(stream, raw, display_name(path), kind, input_format)
     finally:
         stream.close()
         raw.close()
@@ -122,10 +121,10 @@ def _compressed(path: str | Path, kind: Compression, input_format: InputFormat) 
 
 def _stdin(input_format: InputFormat) -> Iterator[RawRecord]:
     """Standard input, read once: its first bytes say whether it is compressed (replayed, not sought)."""
-    name = plain.display_name("-")
-    with plain.open_input("-") as fh:
+    name = display_name("-")
+    with open_input("-") as fh:
         try:
-            head, stream = plain.peek(fh, until_content=False)
+            head, stream = peek(fh, until_content=False)
         except OSError as exc:
             raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
         if head.startswith(b"PAR1"):
@@ -135,7 +134,7 @@ def _stdin(input_format: InputFormat) -> Iterator[RawRecord]:
         kind = kind_of(head)
         if kind is None:
             try:
-                yield from plain.records_from_handle(stream, name, input_format)
+                yield from records_from_handle(stream, name, input_format)
             except OSError as exc:
                 raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
             return
@@ -213,7 +212,7 @@ def iter_input(
     if str(path) == "-":
         records = _stdin(input_format)
     elif kind == "plain":
-        records = plain.iter_records(path, input_format)
+        records = iter_records(path, input_format)
     else:
         records = _compressed(path, cast(Compression, kind), input_format)
     if not columns.mapped or columns.text is not None:  # a text column is read from the line as written

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._events import Event, ReasoningEnd, ReasoningStart, TextDelta, ToolCallEnd, ToolCallStart
 from .._model import ReasoningKind
 from .._openai_chunks import OpenAIChunker
-from ..statemachine import StreamParser
-from ..statemachine._events import Event, ReasoningEnd, ReasoningStart, TextDelta, ToolCallEnd, ToolCallStart
-from ..statemachine._table import State
+from ..statemachine import State, StreamParser
 from ..tags import IM_START
 from ._session import Policy, stream_parser
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import _jsonio as jsonio
-from ..conformance._adapter import CallOut, Outcome, Request
+from ..conformance import CallOut, Outcome, Request
 
 __all__ = ["ServerScorer", "declared_names"]
 

@@ -19,12 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._ids import IdFactory, openai_ids
-from .._model import ReasoningKind
-from .._openai_chunks import OpenAIChunker
-from .._options import Undeclared
-from ..statemachine import StreamParser
-from ..statemachine._events import (
+from .._events import (
     ArgumentsDelta,
     Event,
     ReasoningDelta,
@@ -35,6 +30,11 @@ from ..statemachine._events import (
     ToolCallStart,
     new_text_delta,
 )
+from .._ids import IdFactory, openai_ids
+from .._model import ReasoningKind
+from .._openai_chunks import OpenAIChunker
+from .._options import Undeclared
+from ..statemachine import StreamParser
 
 __all__ = [
     "NO_STEP",
@@ -233,8 +233,8 @@ class Session:
     """
 
     policy: Policy
-    parser: StreamParser = field(init=False)
-    chunker: OpenAIChunker = field(init=False)
+    _parser: StreamParser = field(init=False)
+    _chunker: OpenAIChunker = field(init=False)
     calls: list[CallRecord] = field(init=False, default_factory=list)
     closed: bool = field(init=False, default=False)
     _by_id: dict[str, CallRecord] = field(init=False, default_factory=dict)
@@ -242,11 +242,11 @@ class Session:
     _feed: Callable[[str], list[Event]] = field(init=False)  # the parser's feed, bound once
 
     def __post_init__(self) -> None:
-        self.parser = stream_parser(self.policy)
-        self._feed = self.parser.feed
+        self._parser = stream_parser(self.policy)
+        self._feed = self._parser.feed
         self._verbatim = self.policy.tool_choice == "none"
-        self.chunker = OpenAIChunker(eager=self.policy.eager)
-        self.chunker.start()  # the role chunk: servers send the role themselves
+        self._chunker = OpenAIChunker(eager=self.policy.eager)
+        self._chunker.start()  # the role chunk: servers send the role themselves
 
     @property
     def verbatim(self) -> bool:
@@ -270,7 +270,9 @@ class Session:
         return as_delta(self.finish())
 
     def step(self, text: str) -> Step:
-        """``feed`` for the servers' per-delta loops: the same result as a plain tuple.
+        """``feed`` for the servers' per-delta loops: the same result as a plain tuple. The one route of a
+        delta: the usual cases (nothing to send, a call's name while calls go whole, one more argument
+        piece, text and whole calls) are taken inside it, without building the chunker's chunks.
 
         Raises:
             StreamError: the session was already closed.
@@ -278,19 +280,17 @@ class Session:
         events = self._feed(text)  # with tool_choice none too: the engine checks the use (feed after close)
         if not events and not self._verbatim:  # most deltas while a call's body is read whole
             return NO_STEP
-        return self.after(events, text)
+        return self._after(events, text)
 
-    def after(self, events: list[Event], text: str) -> Step:
-        """``step(text)`` given the events the engine's ``feed(text)`` returned (for adapters that feed
-        the engine themselves, ``parser.feed``, and call this only when ``events`` is not empty or
-        ``verbatim`` is set: otherwise the step is ``NO_STEP``)."""
+    def _after(self, events: list[Event], text: str) -> Step:
+        """``step(text)`` given the events the engine's ``feed(text)`` returned (not empty, or verbatim)."""
         if self._verbatim:
             return (text, "", ())
-        if len(events) == 1 and type(events[0]) is ToolCallStart and not self.chunker.eager:
+        if len(events) == 1 and type(events[0]) is ToolCallStart and not self._chunker.eager:
             return NO_STEP  # a call's name while calls are sent whole: the chunker sends nothing for it
         if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
             piece = events[0]
-            index = self.piece(piece)
+            index = self._piece(piece)
             if index is None:
                 return NO_STEP
             return ("", "", ((index, None, None, piece.text),))
@@ -302,10 +302,10 @@ class Session:
             return NO_STEP
         return _merge(chunks)
 
-    def piece(self, e: ArgumentsDelta) -> int | None:
-        """``after([e])`` for one ``ArgumentsDelta`` (not verbatim): the index of the call whose arguments
+    def _piece(self, e: ArgumentsDelta) -> int | None:
+        """``_after([e])`` for one ``ArgumentsDelta`` (not verbatim): the index of the call whose arguments
         it extends (the step is that one piece), or None (the step is ``NO_STEP``)."""
-        index = self.chunker.sent_arguments(e)  # as chunker.feed([e]), without its chunk
+        index = self._chunker.sent_arguments(e)  # as chunker.feed([e]), without its chunk
         if index is not None:
             self.calls[index].pieces.append(e.text)
         return index
@@ -315,7 +315,7 @@ class Session:
         straight from the chunker's records, as ``_merge(self._chunks(events))`` gives it without
         building the chunks; None for any other list (``_chunks`` reads it)."""
         by_id = self._by_id
-        eager = self.chunker.eager
+        eager = self._chunker.eager
         for e in events:
             if type(e) is TextDelta:
                 continue
@@ -324,7 +324,7 @@ class Session:
                     return None
             elif type(e) is not ToolCallStart or eager:
                 return None
-        chunker = self.chunker
+        chunker = self._chunker
         content: list[str] = []
         pieces: list[Piece] = []
         for e in events:
@@ -351,18 +351,18 @@ class Session:
             StreamError: the session was already closed.
         """
         self.closed = True
-        events = self.parser.close()
+        events = self._parser.close()
         if self.policy.tool_choice == "none":
             return NO_STEP
         chunks, _ = self._chunks(events)
-        chunks += [c for c in self.chunker.finish() if c["choices"][0]["finish_reason"] is None]
+        chunks += [c for c in self._chunker.finish() if c["choices"][0]["finish_reason"] is None]
         return _merge(chunks)
 
     def _chunks(self, events: list[Event]) -> tuple[list[dict[str, Any]], bool]:
         """The chunker's chunks for ``events``, the calls' records kept; and whether a call the client has ended."""
         if self.policy.reasoning_as_content and any(type(e) in _REASONING_EVENTS for e in events):
             events = _reasoning_as_text(events)
-        chunks = self.chunker.feed(events)
+        chunks = self._chunker.feed(events)
         for chunk in chunks:
             for entry in chunk["choices"][0]["delta"].get("tool_calls") or ():
                 function = entry.get("function") or {}

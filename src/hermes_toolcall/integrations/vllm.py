@@ -44,7 +44,6 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 from .._profiles import DIALECTS  # noqa: E402
 from .._prompt_state import generation_prompt_state  # noqa: E402
 from ..errors import StreamStateError  # noqa: E402
-from ..statemachine import ArgumentsDelta, Event  # noqa: E402
 from ..tags import IM_START  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
@@ -182,8 +181,6 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         super().__init__(tokenizer, tools)
         self.skip_reasoning_parsing = False
         self._session: Session | None = None
-        self._feed: Callable[[str], list[Event]] | None = None  # the session's engine feed, bound once
-        self._verbatim = False  # tool_choice none (Session.verbatim)
 
     def _dialect(self) -> str:
         return self.dialect or config.dialect()
@@ -215,32 +212,20 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         request: Any,
     ) -> DeltaMessage | None:
         """Streaming: feed ``delta_text`` (engine-based: the serving layer passes only the new text)."""
-        feed = self._feed
-        if feed is None:
-            started = self._session = Session(self._policy(request))
-            feed = self._feed = started.parser.feed  # Session.step, its first line inlined (per delta)
-            self._verbatim = started.verbatim
+        session = self._session
+        if session is None:
+            session = self._session = Session(self._policy(request))
         try:
-            events = feed(delta_text)
+            step = session.step(delta_text)
         except StreamStateError:  # after finish_streaming(): the stream is over, nothing more is sent
             return None
-        if not events and not self._verbatim:  # most deltas: nothing sent (the bookkeeping is unchanged)
+        if step is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
             return None
-        session = self._session
-        assert session is not None
-        if len(events) == 1 and type(events[0]) is ArgumentsDelta and not self._verbatim:
-            # most deltas with argument deltas: ``_sent(session.after(...))`` for one more piece, in fewer calls
-            piece = events[0]
-            index = session.piece(piece)
-            if index is None:
-                return None
-            if self._current(session):  # as ``_book`` finds: nothing to write
-                return _PIECE(index, piece.text)
-            return self._sent(("", "", ((index, None, None, piece.text),)))
-        got = session.after(events, delta_text)
-        if got is NO_STEP:  # nothing sent, no call ended
-            return None
-        return self._sent(got)
+        pieces = step[2]
+        if len(pieces) == 1 and pieces[0][1] is None and not step[0] and not step[1] and self._current(session):
+            # one more argument piece, no call ended since the last booking (as ``_book`` finds: nothing to write)
+            return _PIECE(pieces[0][0], pieces[0][3])
+        return self._sent(step)
 
     def finish_streaming(self) -> DeltaMessage | None:
         """End of the stream: flush the engine's held-back text; an unfinished call is not sent.

@@ -16,6 +16,7 @@ from .._profiles import DialectProfile, get_profile
 from ..errors import HermesError, RenderError, UsageError
 from ._calls import call_json, render_tool_call, render_tool_calls
 from ._chat import render_chat, render_thinking
+from ._injection import block_end
 from ._oracle import TEMPLATES_ENV, template_path
 from ._results import render_tool_response, render_tool_responses
 from ._spans import SPAN_KINDS, Rendered, RenderedSpan, SpanKind, render_spans
@@ -34,16 +35,20 @@ from ._system import (
     render_system_prompt,
     render_tool_catalog,
 )
-from ._values import normalize_messages, normalize_tools
+from ._values import MISSING, get, jinja_str, normalize_messages, normalize_tools
 
 __all__ = [
+    "MISSING",
     "SPAN_KINDS",
     "TEMPLATES_ENV",
     "Rendered",
     "RenderedSpan",
     "SpanKind",
+    "block_end",
     "call_json",
+    "get",
     "hermes_tool_line",
+    "jinja_str",
     "load_special_tokens",
     "omp_guide",
     "python_type",

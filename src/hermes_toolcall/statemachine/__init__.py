@@ -2,11 +2,13 @@
 
 ``result()`` equals the whole-text parse of the grammar engine for every chunking; events are
 emitted as soon as the input decides them. See ``docs/statemachine.md`` and ``docs/parsing.md``.
+The events are ``hermes_toolcall._events``' (re-exported here); ``State`` is the type of
+``StreamParser.state``.
 """
 
 from __future__ import annotations
 
-from ._events import (
+from .._events import (
     ArgumentsDelta,
     DiagnosticEvent,
     Event,
@@ -23,6 +25,7 @@ from ._events import (
     TurnStart,
 )
 from ._parser import StreamParser
+from ._table import State
 
 __all__ = [
     "ArgumentsDelta",
@@ -32,6 +35,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningEnd",
     "ReasoningStart",
+    "State",
     "StreamParser",
     "TextDelta",
     "ToolCallEnd",

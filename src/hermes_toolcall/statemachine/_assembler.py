@@ -20,11 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import tags
 from .._construct import new_reasoning, new_text, new_turn
-from .._model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
-from .._options import ParseOptions
-from ..errors import MachineBug
-from ._blocks import CallBlock, finish_call, finish_response, finish_tools
-from ._events import (
+from .._events import (
     ArgumentsDelta,
     Event,
     TextDelta,
@@ -37,6 +33,10 @@ from ._events import (
     new_turn_end,
     new_turn_start,
 )
+from .._model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
+from .._options import ParseOptions
+from ..errors import MachineBug
+from ._blocks import CallBlock, finish_call, finish_response, finish_tools
 from ._messages import diagnostic
 from ._table import ACTIONS, Action, role_marker
 

@@ -11,9 +11,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .. import _blockrules
-from .._model import Diagnostic, InvalidToolCall, Part, Span, ToolCall
-from ..tags import CALL_OPEN, RESP_CLOSE, RESP_OPEN
-from ._events import (
+from .._events import (
     Event,
     new_arguments_delta,
     new_diagnostic_event,
@@ -22,6 +20,8 @@ from ._events import (
     new_tool_response_event,
     new_tools_event,
 )
+from .._model import Diagnostic, InvalidToolCall, Part, Span, ToolCall
+from ..tags import CALL_OPEN, RESP_CLOSE, RESP_OPEN
 
 __all__ = ["CallBlock", "CallState", "finish_call", "finish_response", "finish_tools"]
 

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import tags
 from .._argcheck import check_bool, check_text, check_type
+from .._events import Event
 from .._ids import IdFactory
 from .._model import Completion, Diagnostic, Transcript
 from .._options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
@@ -32,7 +33,6 @@ from .._profiles import DialectProfile
 from ..errors import HermesError, StreamError, StreamStateError, UsageError, internal_error
 from ._assembler import Assembler
 from ._buffer import InputBuffer
-from ._events import Event
 from ._markers import BlockScan, block_scans, text_scans
 from ._readers import ARGS, BODY, CUT, DEFER, GUARDED, HOLD, MARK, NAME, REST, BodyReader, Reader, Readers, Value
 from ._table import (

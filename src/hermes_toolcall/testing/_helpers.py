@@ -16,7 +16,7 @@ from typing import Any
 
 from .._ids import sequential_ids
 from .._model import Completion, Diagnostic, Span, ToolCall, Transcript, Turn, public_fields
-from ..conformance._engines import grammar_parse
+from ..conformance import grammar_parse
 from ..errors import HermesError, ParseError, StreamError, UsageError
 from ..statemachine import StreamParser
 from ._invariants import check_events, check_openai_chunks

@@ -19,8 +19,7 @@ from typing import Any
 from .._model import Completion, InvalidToolCall, ToolCall, Transcript
 from .._openai_chunks import OpenAIChunker
 from ..errors import StreamError
-from ..statemachine._events import ToolCallEnd, ToolCallStart
-from ..statemachine._parser import StreamParser
+from ..statemachine import StreamParser, ToolCallEnd, ToolCallStart
 from ._openai_stream import accumulate_chunks
 
 __all__ = ["apply_corrections", "check_events", "check_openai_chunks", "openai_accumulate"]

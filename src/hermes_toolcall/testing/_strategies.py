@@ -23,8 +23,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .. import _jsonio as jsonio
 from .._profiles import get_profile
-from ..conformance._generate import FRAGMENTS, MARKERS, VALID_CALLS
-from ..render._injection import block_end
+from ..conformance import FRAGMENTS, MARKERS, VALID_CALLS
+from ..render import block_end
 from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, RESP_CLOSE, RESP_OPEN
 
 __all__ = [

@@ -1,12 +1,32 @@
 """Validation of model outputs and datasets against the format and the tools' JSON Schemas.
-
-Importing this package registers the HT3xx–HT6xx codes in the diagnostics catalogue.
+The HT3xx–HT6xx codes are declared in ``hermes_toolcall._validation_codes`` (``_diagnostics.CATALOGUE``).
 """
 
 from __future__ import annotations
 
-from . import _codes as codes  # noqa: F401  (importing it registers the codes)
 from ._api import Selector, ValidationReport, validate, validate_conversation, validate_record
+from ._datasets import InputFormat, RawRecord, display_name, iter_records, open_input, peek, records_from_handle
+from ._runner import INTERNAL_ERROR, Located, Options, RecordResult, check_record, run
 from ._view import Where
 
-__all__ = ["Selector", "ValidationReport", "Where", "validate", "validate_conversation", "validate_record"]
+__all__ = [
+    "INTERNAL_ERROR",
+    "InputFormat",
+    "Located",
+    "Options",
+    "RawRecord",
+    "RecordResult",
+    "Selector",
+    "ValidationReport",
+    "Where",
+    "check_record",
+    "display_name",
+    "iter_records",
+    "open_input",
+    "peek",
+    "records_from_handle",
+    "run",
+    "validate",
+    "validate_conversation",
+    "validate_record",
+]

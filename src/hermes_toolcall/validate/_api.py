@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _jsonio as jsonio
+from .._locate import JsonPath
 from .._model import Completion, Diagnostic, Message, Transcript
 from .._profiles import DialectProfile, get_profile
+from .._schema import ToolSet, load_tools
 from ..errors import HermesError, UsageError, ValidationError
 from . import _checks as checks
 from ._build import Conversation, Finding, finding, from_completion, from_openai, from_sharegpt, from_transcript
-from ._locate import JsonPath
-from ._schema import ToolSet, load_tools
 from ._view import Where, value_where
 
 __all__ = ["Selector", "ValidationReport", "validate", "validate_conversation", "validate_record"]

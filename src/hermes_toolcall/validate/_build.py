@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import _jsonio as jsonio
-from .._diagnostics import make
+from .._locate import JsonPath
 from .._model import (
     Completion,
     Diagnostic,
@@ -21,12 +21,10 @@ from .._model import (
 )
 from ..tags import CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, THINK_OPEN
 from ._engines import parse_completion, parse_transcript
-from ._locate import JsonPath
-from ._view import Piece, Source, VCall, VMessage, VReasoning, VResult, Where, value_where
+from ._view import Finding, Piece, Source, VCall, VMessage, VReasoning, VResult, Where, finding, value_where
 
 __all__ = ["Conversation", "Finding", "finding", "from_completion", "from_openai", "from_sharegpt", "from_transcript"]
 
-Finding = tuple[Diagnostic, Where]
 
 _CALL_OPEN = len(CALL_OPEN)
 _OPENERS = {"think": THINK_OPEN, "scratch_pad": SCRATCH_OPEN}
@@ -55,11 +53,6 @@ class Conversation:
     tools: tuple[Any, ...] | None = None
     tools_path: JsonPath | None = None
     completion: bool = False
-
-
-def finding(code: str, message: str, where: Where, *, hint: str | None = None) -> Finding:
-    """A catalogue diagnostic located at ``where``."""
-    return make(code, message, where.span, strict=False, hint=hint), where
 
 
 def _message_from_parts(

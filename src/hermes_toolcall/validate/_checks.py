@@ -11,14 +11,14 @@ import re
 from collections.abc import Iterator
 
 from .._diagnostics import message
+from .._locate import JsonPath
 from .._model import FunctionCall, Message, ToolResponse
 from .._profiles import DialectProfile
+from .._schema import ToolSet
 from ..errors import HermesError
 from ..tags import CLOSE, CONTROL, OPEN, RESP_CLOSE, RESP_OPEN
 from ._build import Conversation, Finding, finding
 from ._engines import parse_transcript, render
-from ._locate import JsonPath
-from ._schema import ToolSet
 from ._view import Piece, VCall, VMessage, VResult, value_where
 
 __all__ = ["check_calls", "check_conversation", "check_reasoning", "check_round_trip", "check_security"]

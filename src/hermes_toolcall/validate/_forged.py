@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from .._model import Diagnostic, ToolResponse, ToolsBlock
 from ..tags import IM_START
-from ._build import Finding, finding
 from ._engines import parse_transcript
-from ._view import Source
+from ._view import Finding, Source, finding
 
 __all__ = ["forged_findings"]
 

@@ -18,13 +18,13 @@ from typing import Any
 from .. import _jsonio as jsonio
 from .._diagnostics import make
 from .._excerpt import window
+from .._locate import locate, string_offset
 from .._model import Diagnostic, Span, ToolsBlock, Transcript
 from ..errors import DecodeError, InputError
 from ._api import Selector, ValidationReport, record_report, validate_conversation
 from ._build import from_transcript
 from ._datasets import InputFormat, RawRecord
 from ._engines import parse_transcript
-from ._locate import locate, string_offset
 from ._view import Where
 
 __all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "TextPosition", "check_record", "run"]

@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._model import Span
+from .._diagnostics import make
+from .._locate import JsonPath, locate
+from .._model import Diagnostic, Span
 from .._positions import LineIndex
-from ._locate import JsonPath, locate
 
-__all__ = ["Piece", "Source", "VCall", "VMessage", "VReasoning", "VResult", "Where"]
+__all__ = ["Finding", "Piece", "Source", "VCall", "VMessage", "VReasoning", "VResult", "Where", "finding"]
 
 _ZERO = Span(start=0, end=0, line=1, column=1)
 
@@ -139,3 +140,12 @@ class VMessage:
     pieces: tuple[Piece, ...] = ()
     order: tuple[Literal["call", "reasoning"], ...] = ()
     raw: tuple[Piece, ...] = ()
+
+
+#: A catalogue diagnostic and where it is.
+Finding = tuple[Diagnostic, Where]
+
+
+def finding(code: str, message: str, where: Where, *, hint: str | None = None) -> Finding:
+    """A catalogue diagnostic located at ``where``."""
+    return make(code, message, where.span, strict=False, hint=hint), where

@@ -1,12 +1,12 @@
 """The validation codes (HT3xx calls, HT4xx conversation, HT5xx security and reasoning, HT6xx records).
 
-Importing this module registers the entries in ``diagnostics.CATALOGUE`` (``docs/diagnostics.md`` is
-generated from it). Codes are stable: they never change meaning.
+Declared here, read by ``_diagnostics.CATALOGUE`` (``docs/diagnostics.md`` is generated from it):
+importing nothing registers anything. Codes are stable: they never change meaning.
 """
 
 from __future__ import annotations
 
-from .._diagnostics import Entry, Kind, register
+from ._entry import Entry, Kind
 
 __all__ = ["CALLS", "CONVERSATION", "ENTRIES", "REASONING", "RECORDS", "SECURITY"]
 
@@ -317,5 +317,3 @@ ENTRIES: tuple[Entry, ...] = (
         "Separate ChatML records with a blank line after `<|im_end|>`.",
     ),
 )
-
-register(ENTRIES)

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from .._construct import positional
-from .._model import (
+from ._construct import positional
+from ._model import (
     Diagnostic,
     InvalidToolCall,
     Reasoning,

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 from jsonschema.protocols import Validator
 
-from .. import _jsonio as jsonio
+from . import _jsonio as jsonio
 from ._fastschema import compile_fast, fast_valid
 
 __all__ = ["ArgumentError", "ToolSet", "ToolSpec", "load_tools"]

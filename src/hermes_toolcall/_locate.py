@@ -96,7 +96,7 @@ def _child(text: str, start: int, key: str | int) -> int:
 def _decode_key(token: str) -> str:
     if "\\" not in token:
         return token[1:-1]
-    from .._jsonio import loads_or_none
+    from ._jsonio import loads_or_none
 
     value = loads_or_none(token)
     return value if isinstance(value, str) else token[1:-1]

@@ -1,8 +1,8 @@
-"""The dataset codes (HT610–HT619): importing this module registers them in ``diagnostics.CATALOGUE``."""
+"""The dataset codes (HT610–HT619), declared here and read by ``_diagnostics.CATALOGUE``."""
 
 from __future__ import annotations
 
-from .._diagnostics import Entry, register
+from ._entry import Entry
 
 __all__ = ["CONVERSION", "ENTRIES", "INPUT"]
 
@@ -32,5 +32,3 @@ ENTRIES: tuple[Entry, ...] = (
         fix="Download or write the file again; `zstd -t FILE` / `gzip -t FILE` tell whether an archive is whole.",
     ),
 )
-
-register(ENTRIES)
