@@ -4,11 +4,11 @@ An engine finds a block and where it ends (closed by its closer, unterminated, o
 bound of §5.4); that is what a chunking can break, so each engine keeps it. What the finished
 block *means* is decided here and only here:
 
-* a call block: the body decoding (``body.decode_call_body``) with its diagnostics placed at
+* a call block: the body decoding (``_body.decode_call_body``) with its diagnostics placed at
   absolute offsets; ``HT114`` for a cut block (an ``InvalidToolCall``, no decoding); ``HT103`` (or
   the decoder's failure code) when no call is recovered; ``HT101`` for an unterminated block, an
   ``InvalidToolCall`` in strict mode; otherwise one ``ToolCall`` per recovered call, ids by
-  ``ids.sub_id`` and indices from ``first_index``;
+  ``_ids.sub_id`` and indices from ``first_index``;
 * a ``<tool_response>`` block: its content and name, ``HT114`` when cut (the text kept verbatim,
   no name), ``HT112`` when unterminated;
 * a ``<tools>`` catalogue: its decoded tools, ``HT114`` when cut, ``HT113`` when unterminated.

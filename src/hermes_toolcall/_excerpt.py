@@ -1,6 +1,6 @@
 """Source excerpts for diagnostics: a window of a long line, terminal-safe text, a caret under a column.
 
-Every command draws its diagnostics through these functions (``cli.common.format_finding``), so a
+Every command draws its diagnostics through these functions (``cli._common.format_finding``), so a
 finding looks the same whether ``parse``, ``stream``, ``render`` or ``validate`` reports it.
 """
 

@@ -1,5 +1,5 @@
 """The OpenAI view, both ways (docs/parsing.md §9): parsed values to OpenAI chat messages, and OpenAI
-request messages to ``model.Message`` values.
+request messages to ``_model.Message`` values.
 
 Both parsing engines use this module; nothing here scans text.
 """

@@ -39,7 +39,7 @@ class ParseOptions:
         reasoning_at_start: completion level: the completion begins inside a reasoning block of
             this kind (the generation prompt opened it; see ``prompt_state``), or None. Transcripts
             ignore it (their prompt is part of the input).
-        tools: the declared tools (``tools=`` read by ``validate.schema.load_tools``), or None: no
+        tools: the declared tools (``tools=`` read by ``_schema.load_tools``), or None: no
             tools policy (``tools_policy``).
         undeclared: what becomes of a call to an undeclared tool: ``keep`` (a call, with
             ``HT301``), ``text`` (the block's raw text stays as content), ``drop``.
@@ -75,7 +75,7 @@ class ParseOptions:
         """Build options from keyword values, checking them.
 
         ``starts_in_reasoning``: None = as the dialect's generation prompt leaves it
-        (``prompt_state.generation_prompt_state``: true for ``qwq``), True = inside the reasoning
+        (``_prompt_state.generation_prompt_state``: true for ``qwq``), True = inside the reasoning
         kind that prompt opens (else the dialect's first kind), False = outside.
 
         ``tools``: OpenAI tool objects (or bare function objects); ``undeclared`` other than

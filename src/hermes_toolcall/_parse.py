@@ -137,7 +137,7 @@ def parse_transcript(
 
     Args:
         text: the transcript.
-        dialect: a dialect name, a ``DialectProfile``, or ``"auto"`` (``detect.detect_dialect``).
+        dialect: a dialect name, a ``DialectProfile``, or ``"auto"`` (``_detect.detect_dialect``).
         strict: no recoveries; raise ``ParseError`` with every error diagnostic at the end.
         calls_in_reasoning: a ``<tool_call>`` inside ``<think>``/``<scratch_pad>`` is a call.
         stop_at_fabricated_response: stop at a ``<tool_response>`` inside an assistant body.

@@ -71,7 +71,7 @@ _SET_START, _SET_END, _SET_LINE, _SET_COLUMN = SPAN_SETTERS
 def _span_function(text: str, line_col: Callable[[int], tuple[int, int]]) -> Callable[[int, int], Span]:
     """``span(start, end)``: a Span with the line:column of ``start`` (hot: one per part, header, end).
 
-    The same value as ``construct.new_span``, built inline. The engines ask in document order, so a
+    The same value as ``_construct.new_span``, built inline. The engines ask in document order, so a
     cursor follows them: moving forward counts the newlines passed over (text just read, in cache);
     moving back uses the line table (built on first use; its bisect probes miss the cache on large
     texts, and most parses never move back).

@@ -85,7 +85,7 @@ class ToolPolicy:
         """The parts, events and diagnostics of a finished call block after the policy, before they leave the parser.
 
         Args:
-            parts, events, diags: what ``blocks.finish_call`` made of the block.
+            parts, events, diags: what ``_blocks.finish_call`` made of the block.
             first_index: the index of the block's first kept call (calls kept so far in the body).
             streamed: the argument text already streamed for the call announced early, if one was.
             reasoning: the reasoning kind when the block is inside reasoning, else None.

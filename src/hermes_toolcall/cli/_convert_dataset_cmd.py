@@ -1,7 +1,7 @@
 """``hermes-toolcall convert-dataset IN OUT``: convert a dataset between OpenAI, ShareGPT and ChatML records.
 
 Reads any input ``validate`` reads (JSONL plain or compressed, Parquet, ``datasets`` folders, ChatML
-text), streams it record by record through ``dataio.convert``, writes JSONL, Parquet or ChatML text.
+text), streams it record by record through ``dataio._convert``, writes JSONL, Parquet or ChatML text.
 A record that cannot be converted is reported (``IN:LINE: HT610 … record N: why``) and skipped.
 Exit status: 0 when every record was converted, 1 when some were skipped, 2 on a usage error.
 """

@@ -154,7 +154,7 @@ def run_ray(
     """Validate one input on the current Ray cluster (see ``ray_cluster``); results in input order.
 
     Args:
-        path: any input ``dataio.sources.iter_input`` reads.
+        path: any input ``dataio.iter_input`` reads.
         options: what to check.
         columns: the column mapping.
         block: records per block (one ``map_batches`` call each).

@@ -34,7 +34,7 @@ class Columns:
     ``from``/``value`` items: the items decide); ``tools``: the column with the tools (a list or its
     JSON text). A mapped record is ``{"messages": …, "tools": …}``; other columns are dropped. With no
     mapping, a row is read as it is. ``text``: the column holding a whole ChatML transcript as text
-    (checked as a transcript: ``validate.runner.Options.text_column``); it excludes the other two.
+    (checked as a transcript: ``validate.Options.text_column``); it excludes the other two.
 
     >>> Columns(messages="dialog").apply({"dialog": [], "id": 3})
     {'messages': []}

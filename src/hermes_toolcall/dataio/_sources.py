@@ -9,7 +9,7 @@ through a pipe (its index is at its end) and says so. A truncated or corrupt com
 raises ``CorruptInputError`` (HT611) after the records before the damage. A folder
 written by ``datasets``' ``save_to_disk`` is a Hugging Face dataset, and ``hf://NAME[:SPLIT]`` is
 loaded with ``datasets.load_dataset(NAME, split=SPLIT, streaming=True)`` (a Hub name, or a local
-folder of data files). Plain files go to ``validate.datasets.iter_records``.
+folder of data files). Plain files go to ``validate.iter_records``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """From the grammar's tokens to the data model: parts, turns, diagnostics (docs/parsing.md §3–§7).
 
 The parse tree of ``hermes.lark`` is read in document order as ``(terminal, start, end)`` tokens,
-one batch at a time (``parser.token_batches``: the tokens of the whole input are never held at once);
+one batch at a time (``_parser.token_batches``: the tokens of the whole input are never held at once);
 the terminal says what each piece is, because the contextual lexer already chose it by context
 (role of the turn, inside or outside reasoning, JSON-aware or plain block). This module adds what a
 context-free grammar cannot say: the size cut of §5.4 (an oversize block is cut and the rest of

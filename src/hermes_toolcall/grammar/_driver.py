@@ -1,6 +1,6 @@
 """A tree-less runner of ``grammar/_tables.py``: the LALR table and contextual lexer of ``hermes.lark``.
 
-Lark compiles the grammar; ``grammar/_tablegen.py`` writes what it compiled into ``tables.py`` (the
+Lark compiles the grammar; ``grammar/_tablegen.py`` writes what it compiled into ``_tables.py`` (the
 LALR(1) parse table, and for every parser state and option variant the terminals the contextual
 lexer tries there, in Lark's priority order). This module runs those tables; it needs nothing of
 Lark at run time. Lark's own parser builds a parse tree, calling a Python callback per reduction;
@@ -19,7 +19,7 @@ the grammar engine only needs the tokens in document order, so the tables run wi
 
 It accepts exactly what Lark's parser accepts and returns exactly its tokens;
 ``tests/test_grammar_driver.py`` checks that on the corpus and on hypothesis inputs for every
-option variant and start rule. ``parser.parse_tree`` keeps Lark's own parser for that check.
+option variant and start rule. ``_parser.parse_tree`` keeps Lark's own parser for that check.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Driver:
     """Runs the compiled grammar with one option variant's lexers over texts, returning their tokens.
 
     Args:
-        lexers: the lexer of each parser state (a value of ``tables.VARIANT_LEXERS``).
+        lexers: the lexer of each parser state (a value of ``_tables.VARIANT_LEXERS``).
 
     >>> Driver(tables.VARIANT_LEXERS[(("think", "scratch_pad"), False, False)]).tokens("hi<|im_end|>", "completion")
     [('A_TEXT', 0, 2), ('IM_END', 2, 12)]

@@ -76,7 +76,7 @@ class Variant:
 
     @property
     def key(self) -> tuple[tuple[str, ...], bool, bool]:
-        """The variant's key in ``tables.VARIANT_LEXERS`` (reasoning kinds once each, canonical order).
+        """The variant's key in ``_tables.VARIANT_LEXERS`` (reasoning kinds once each, canonical order).
 
         >>> Variant(kinds=("scratch_pad", "think")).key
         (('think', 'scratch_pad'), False, False)

@@ -1,6 +1,6 @@
 """Writes ``grammar/_tables.py``: ``hermes.lark`` compiled by Lark, read through Lark's public serialisation.
 
-For every option variant, Lark compiles the grammar (``parser.lark_parser``) and this module reads
+For every option variant, Lark compiles the grammar (``_parser.lark_parser``) and this module reads
 the result through ``Lark.save`` (Lark's documented way to store a compiled LALR parser; the same
 serialised form ``lark.tools.standalone`` embeds), never through Lark's private attributes:
 
@@ -20,7 +20,7 @@ Anything this module does not understand in the serialised form (a lexer feature
 a changed layout) raises ``TableGenError`` naming the Lark version: the contract failed loudly.
 ``tests/test_grammar_tables.py`` regenerates the file and compares it with the committed one.
 
-Run ``python scripts/gen_grammar_tables.py`` after editing ``hermes.lark`` or ``parser.py``'s variants.
+Run ``python scripts/gen_grammar_tables.py`` after editing ``hermes.lark`` or ``_parser.py``'s variants.
 """
 
 from __future__ import annotations

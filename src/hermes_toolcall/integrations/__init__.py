@@ -1,6 +1,6 @@
 """Drop-in parsers for serving stacks: vLLM (``integrations.vllm``) and SGLang (``integrations.sglang``).
 
-The server-independent part is ``integrations.session``; the adapters import their server when
+The server-independent part is ``integrations._session``; the adapters import their server when
 imported, and name the extra to install when it is missing. See docs/integrations.md.
 """
 

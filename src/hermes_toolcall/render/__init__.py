@@ -123,7 +123,7 @@ def render(
         allow_injection: render verbatim whatever the conversation holds (no role, name, special token
             or round-trip check), as the official template would.
         special_tokens: strings that must appear nowhere in the conversation or the tools (a tokenizer's
-            ``all_special_tokens``; ``render.special.load_special_tokens`` reads them from a file).
+            ``all_special_tokens``; ``render.load_special_tokens`` reads them from a file).
         return_spans: return a ``Rendered`` (the text and the spans that partition it: which message
             wrote each character and what it is; docs/training.md) instead of the text. The prompt is
             then always parsed back, so it costs a parse.

@@ -367,7 +367,7 @@ def render_chat(profile: DialectProfile, messages: list[dict[str, Any]], tools: 
 
     With ``guard`` on, roles are checked, and when the pre-scan finds anything that could change how the
     prompt parses (a ``<`` the renderer did not write, a name or arguments string outside the plain shape,
-    a custom role), the prompt is rendered again with a recorder and parsed back (``roundtrip.verify``).
+    a custom role), the prompt is rendered again with a recorder and parsed back (``_roundtrip.verify``).
     """
     ctx = _Ctx(profile, messages, guard)
     out, n, _ = _render(ctx, tools, add_generation_prompt, kwargs)

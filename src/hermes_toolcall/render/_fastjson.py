@@ -1,4 +1,4 @@
-"""A faster ``jsonio.dumps_spaced`` for the values rendering writes most (call arguments).
+"""A faster ``_jsonio.dumps_spaced`` for the values rendering writes most (call arguments).
 
 ``dumps_fast`` (orjson) writes the compact form; adding a space after every ``,`` and ``:`` gives the
 spaced form exactly when no string contains ``,`` or ``:`` and no float is present (orjson and Python

@@ -1,6 +1,6 @@
 """Injection safety, the local checks: content that would change how its own block parses (docs/parsing.md).
 
-These are exact for their block and run before (and besides) the round trip of ``roundtrip.py``, which is
+These are exact for their block and run before (and besides) the round trip of ``_roundtrip.py``, which is
 the definition of safe. Two kinds of content are refused: control tokens (``<|im_start|>``, ``<|im_end|>``)
 anywhere, and text that would end a block early under the parsing rules: a ``</tool_response>`` (or a new
 ``<tool_response>``) in a result, a ``</think>``/``</scratch_pad>`` in rendered reasoning, and text

@@ -170,7 +170,7 @@ def render_system_prompt(
     the in-band prompt as a system turn, appended to ``system`` after a blank line.
 
     Unless ``allow_injection``, the prompt must parse back to one system turn holding exactly these
-    tools (``roundtrip.verify_prompt``): control tokens and ``</tools>`` in the tools or ``system`` are refused.
+    tools (``_roundtrip.verify_prompt``): control tokens and ``</tools>`` in the tools or ``system`` are refused.
 
     Raises:
         RenderError: the template cannot render these tools, or the prompt would not parse back to them.

@@ -1,6 +1,6 @@
 """Input normalisation for rendering, and the Jinja value semantics the templates rely on.
 
-Messages and tools arrive as OpenAI-shaped dicts or as ``model.Message`` values. They are brought to
+Messages and tools arrive as OpenAI-shaped dicts or as ``_model.Message`` values. They are brought to
 the shape transformers hands to a template (``official-templates.md`` §2): plain dicts, keys whose
 value is None dropped. transformers also aliases reasoning (the first of ``reasoning_content``,
 ``thinking``, ``reasoning`` becomes ``reasoning_content``); the renderer reads it through ``reasoning_of``,
@@ -87,7 +87,7 @@ def normalize_messages(messages: Iterable[Mapping[str, Any] | Message]) -> list[
     """Messages as transformers passes them to a template: dicts with None-valued keys dropped.
 
     Plain dicts that need no change pass through as they are (never mutated); ``FunctionCall``
-    values inside ``tool_calls`` are rendered as they are (see ``calls.call_json``).
+    values inside ``tool_calls`` are rendered as they are (see ``_calls.call_json``).
 
     Raises:
         RenderError: a message is neither a mapping nor a ``Message``.

@@ -1,9 +1,9 @@
 """The pieces every template family writes, with the guard's pre-scan: calls, results, plain turns, the
 memoised tools prompt, and the role check (``chat`` drives them per family).
 
-With the guard on, each writer adds to ``_Ctx.suspect`` what the ``<`` count of ``chat.render_chat`` cannot see
+With the guard on, each writer adds to ``_Ctx.suspect`` what the ``<`` count of ``_chat.render_chat`` cannot see
 (a call name or arguments string outside the plain shape), and the checking render's ``Recorder`` gets what
-was written (``roundtrip.verify`` compares it with the parse).
+was written (``_roundtrip.verify`` compares it with the parse).
 """
 
 from __future__ import annotations

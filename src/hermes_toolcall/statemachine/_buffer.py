@@ -97,7 +97,7 @@ class Lines:
         """A span with the line:column of ``start`` (hot: one per part, tag and event span).
 
         Spans mostly start on one of the last lines, so those are bisected first; the value is
-        ``construct.new_span``'s, built inline.
+        ``_construct.new_span``'s, built inline.
         """
         starts = self.starts
         n = len(starts)

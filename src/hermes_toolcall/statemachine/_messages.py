@@ -1,4 +1,4 @@
-"""Engine diagnostics of the streaming machine, worded by the shared table ``diagnostics.MESSAGES``."""
+"""Engine diagnostics of the streaming machine, worded by the shared table ``_diagnostics.MESSAGES``."""
 
 from __future__ import annotations
 

@@ -148,7 +148,7 @@ def validate_conversation(
     """Run every selected check on a conversation view (the common core of ``validate``).
 
     Args:
-        conv: the view built by ``build.from_completion``/``from_transcript``/``from_openai``/``from_sharegpt``.
+        conv: the view built by ``_build.from_completion``/``from_transcript``/``from_openai``/``from_sharegpt``.
         tools: OpenAI tool objects; default: the tools the view declares.
         dialect: the dialect whose role rules and round trip apply.
         selector: the codes to report (default: all).

@@ -1,6 +1,6 @@
 """The checks: calls against the tools, conversation structure, security markers, reasoning blocks.
 
-Each check reads the conversation view (``build.Conversation``) and returns findings; ``api.validate``
+Each check reads the conversation view (``_build.Conversation``) and returns findings; ``_api.validate``
 runs them and applies select/ignore.
 """
 
