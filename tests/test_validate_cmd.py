@@ -14,9 +14,9 @@ import pytest
 from conftest import DATA, REPO
 from helpers import LOCATION_WEATHER
 from helpers import call_record as _rec
+from hermes_toolcall import _validation_codes as validation_codes
 from hermes_toolcall._diagnostics import CATALOGUE
 from hermes_toolcall.cli import _validate_cmd as validate_cmd
-from hermes_toolcall import _validation_codes as validation_codes
 
 EXAMPLE = REPO / "examples" / "dataset.jsonl"
 GOLDEN = DATA / "validate" / "example_dataset.findings.json"
