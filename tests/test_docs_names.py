@@ -170,7 +170,8 @@ def test_the_scan_finds_names_that_do_not_exist(reference: str) -> None:
     "reference",
     ["statemachine/_parser.py", "bench/stream.py", "_readers.JsonBody", "_table.ROWS", "hermes_toolcall.statemachine",
      "hermes_toolcall.StreamParser", "statemachine.StreamParser", "_parser.StreamParser.feed", "p.feed", "x.y",
-     "options.strict", "tokenizer.json", "hermes_tool_parser.py", "chat.completion.chunk", "sglang.launch_server", "integrations.vllm"],
+     "options.strict", "tokenizer.json", "hermes_tool_parser.py", "chat.completion.chunk", "sglang.launch_server",
+     "integrations.vllm"],
 )
 def test_the_scan_accepts_names_that_exist(reference: str) -> None:
     assert problem(reference) is None
