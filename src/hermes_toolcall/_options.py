@@ -1,12 +1,20 @@
-"""Parse options shared by both engines, so that the two read the same knobs the same way."""
+"""Parse options shared by both engines, so that the two read the same knobs the same way.
+
+The options are declared once, as the keywords of ``ParseOptions.make`` (names, types, defaults, and
+their documentation there). ``ParseKeywords`` is the same list as a ``TypedDict``: every entry point that
+takes the options as keywords (``parse_completion``, ``parse_transcript``, ``StreamParser``) takes
+``**keywords: Unpack[ParseKeywords]`` and hands them to ``options_of``; ``tests/test_options.py`` checks
+that ``make``'s signature and ``ParseKeywords`` agree, and that the serving ``Policy`` and the CLI flags
+name the same options with the same defaults.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from ._argcheck import check_bool, check_int
+from ._argcheck import check_bool, check_int, check_type
 from ._ids import IdFactory, openai_ids
 from ._model import ReasoningKind
 from ._profiles import DialectProfile, get_profile
@@ -16,13 +24,41 @@ from .errors import UsageError
 if TYPE_CHECKING:
     from ._schema import ToolSet
 
-__all__ = ["DEFAULT_MAX_BLOCK_CHARS", "UNDECLARED", "ParseOptions", "Undeclared"]
+__all__ = [
+    "DEFAULT_MAX_BLOCK_CHARS",
+    "OPTION_NAMES",
+    "UNDECLARED",
+    "ParseKeywords",
+    "ParseOptions",
+    "Undeclared",
+    "options_of",
+]
 
 Undeclared = Literal["keep", "text", "drop"]
 #: what ``undeclared=`` may say becomes of a call to a tool that ``tools=`` does not declare
 UNDECLARED: tuple[Undeclared, ...] = ("keep", "text", "drop")
 
 DEFAULT_MAX_BLOCK_CHARS = 16 * 1024 * 1024
+
+
+class ParseKeywords(TypedDict, total=False):
+    """The parse options as keywords: exactly the parameters of ``ParseOptions.make`` (see it for what
+    each means and its default)."""
+
+    dialect: str | DialectProfile
+    strict: bool
+    calls_in_reasoning: bool
+    stop_at_fabricated_response: bool
+    max_block_chars: int
+    ids: IdFactory | None
+    starts_in_reasoning: bool | None
+    tools: Sequence[Any] | None
+    undeclared: Undeclared
+    coerce_arguments: bool
+
+
+#: The names of the parse options, in their declared order.
+OPTION_NAMES: tuple[str, ...] = tuple(ParseKeywords.__annotations__)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,3 +166,29 @@ def _tool_set(tools: Sequence[Any] | None, undeclared: str, coerce_arguments: bo
     from ._schema import load_tools
 
     return load_tools(tools)
+
+
+def options_of(options: ParseOptions | None, keywords: ParseKeywords) -> ParseOptions:
+    """The options of an entry point called with ``options=`` or with option keywords (not both).
+
+    Raises:
+        UsageError: ``options`` together with option keywords, a keyword that is not an option, a
+            bad option value, or ``options`` that is not a ``ParseOptions``.
+
+    >>> options_of(None, {"strict": True}).strict
+    True
+    >>> options_of(ParseOptions.make(), {"strict": True})
+    Traceback (most recent call last):
+    ...
+    hermes_toolcall.errors.UsageError: pass either options= or option keywords, not both (got options= and strict)
+    """
+    unknown = sorted(set(keywords) - set(OPTION_NAMES))
+    if unknown:
+        raise UsageError(f"unknown option {unknown[0]!r} (the options: {', '.join(OPTION_NAMES)})")
+    if options is None:
+        return ParseOptions.make(**keywords)
+    check_type("options", options, ParseOptions, "a ParseOptions")
+    if keywords:
+        got = ", ".join(sorted(keywords))
+        raise UsageError(f"pass either options= or option keywords, not both (got options= and {got})")
+    return options

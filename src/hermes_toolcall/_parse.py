@@ -1,58 +1,34 @@
 """The public whole-text parse API: ``parse_transcript`` and ``parse_completion`` (grammar engine).
 
-Both take the text and keyword options, build a ``ParseOptions`` and run the Lark grammar engine
+Both take the text and the option keywords (``_options.ParseKeywords``), build a ``ParseOptions`` and
+run the grammar engine
 (``hermes_toolcall.grammar``). Lenient mode (the default) never raises for any ``str``; strict mode
 raises ``ParseError`` carrying every error diagnostic at the end of the parse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import TypeVar, Unpack
 
 from ._argcheck import check_text, check_type
 from ._gcpause import collector_paused
-from ._ids import IdFactory
 from ._model import Completion, Diagnostic, Transcript
-from ._options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
-from ._profiles import DialectProfile
-from .errors import HermesError, ParseError, internal_error
+from ._options import ParseKeywords, ParseOptions, options_of
+from .errors import HermesError, ParseError, UsageError, internal_error
 from .grammar import build_completion, build_transcript
 
 __all__ = ["parse_completion", "parse_completion_with", "parse_transcript", "parse_transcript_with"]
 
 
-def _options(
-    text: object,
-    *,
-    dialect: str | DialectProfile,
-    strict: bool,
-    calls_in_reasoning: bool,
-    stop_at_fabricated_response: bool,
-    max_block_chars: int,
-    ids: IdFactory | None,
-    starts_in_reasoning: bool | None = False,
-    tools: Sequence[Any] | None = None,
-    undeclared: Undeclared = "keep",
-    coerce_arguments: bool = False,
-) -> ParseOptions:
+def _options(text: object, keywords: ParseKeywords) -> ParseOptions:
+    """The options of a whole-text parse: ``dialect="auto"`` is detected from ``text``."""
     check_text("text", text)
-    if dialect == "auto":
+    if keywords.get("dialect") == "auto":
         from ._detect import detect_dialect
 
-        dialect = detect_dialect(str(text)).dialect
-    return ParseOptions.make(
-        dialect=dialect,
-        strict=strict,
-        calls_in_reasoning=calls_in_reasoning,
-        stop_at_fabricated_response=stop_at_fabricated_response,
-        max_block_chars=max_block_chars,
-        ids=ids,
-        starts_in_reasoning=starts_in_reasoning,
-        tools=tools,
-        undeclared=undeclared,
-        coerce_arguments=coerce_arguments,
-    )
+        keywords = {**keywords, "dialect": detect_dialect(str(text)).dialect}
+    return options_of(None, keywords)
 
 
 def _raise_on_errors(what: str, diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -120,106 +96,53 @@ def parse_completion_with(text: str, options: ParseOptions) -> Completion:
     return _run("completion", text, options, build_completion)
 
 
-def parse_transcript(
-    text: str,
-    *,
-    dialect: str | DialectProfile = "hermes",
-    strict: bool = False,
-    calls_in_reasoning: bool = False,
-    stop_at_fabricated_response: bool = False,
-    max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
-    ids: IdFactory | None = None,
-    tools: Sequence[Any] | None = None,
-    undeclared: Undeclared = "keep",
-    coerce_arguments: bool = False,
-) -> Transcript:
+def parse_transcript(text: str, **keywords: Unpack[ParseKeywords]) -> Transcript:
     """Parse a whole ChatML transcript (turns, gaps, parts, diagnostics).
 
     Args:
         text: the transcript.
-        dialect: a dialect name, a ``DialectProfile``, or ``"auto"`` (``_detect.detect_dialect``).
-        strict: no recoveries; raise ``ParseError`` with every error diagnostic at the end.
-        calls_in_reasoning: a ``<tool_call>`` inside ``<think>``/``<scratch_pad>`` is a call.
-        stop_at_fabricated_response: stop at a ``<tool_response>`` inside an assistant body.
-        max_block_chars: largest block body before ``HT114``.
-        ids: call id factory (default: random OpenAI-like ids).
-        tools: the request's tools (OpenAI tool objects, or bare function objects): a call to a
-            name they do not declare gets validate's ``HT301`` (an error: strict mode raises).
-        undeclared: what becomes of such a call: ``keep`` (a call; default), ``text`` (the block's
-            raw text stays, as content), ``drop`` (removed). Needs ``tools``.
-        coerce_arguments: convert argument values whose JSON type differs from the tool's schema
-            when the conversion is lossless (``"7"`` to 7 for an integer), each a named recovery
-            (``HT210``–``HT214``) with the path and position. Needs ``tools``.
+        **keywords: the parse options (``ParseOptions.make`` says what each does): ``dialect`` (a
+            name, a ``DialectProfile``, or ``"auto"``: ``_detect.detect_dialect``), ``strict`` (no
+            recoveries; raise ``ParseError`` with every error diagnostic at the end),
+            ``calls_in_reasoning``, ``stop_at_fabricated_response``, ``max_block_chars``, ``ids``,
+            ``tools`` (a call to a name they do not declare gets validate's ``HT301``), ``undeclared``
+            and ``coerce_arguments``. Not ``starts_in_reasoning``: a transcript holds its own prompt.
 
     Returns:
         The ``Transcript``; ``.to_openai_messages()`` gives the OpenAI view.
 
     Raises:
         ParseError: strict mode found errors.
-        UsageError: bad option values (unknown dialect, non-positive ``max_block_chars``).
+        UsageError: bad option values (unknown dialect, non-positive ``max_block_chars``), an unknown
+            option, or ``starts_in_reasoning``.
 
     >>> t = parse_transcript("<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n")
     >>> [(turn.role, turn.closed) for turn in t.turns]
     [('user', True), ('assistant', False)]
     """
-    options = _options(
-        text,
-        dialect=dialect,
-        strict=strict,
-        calls_in_reasoning=calls_in_reasoning,
-        stop_at_fabricated_response=stop_at_fabricated_response,
-        max_block_chars=max_block_chars,
-        ids=ids,
-        tools=tools,
-        undeclared=undeclared,
-        coerce_arguments=coerce_arguments,
-    )
-    return parse_transcript_with(text, options)
+    if "starts_in_reasoning" in keywords:
+        raise UsageError("starts_in_reasoning is for completions (a transcript holds its own prompt)")
+    return parse_transcript_with(text, _options(text, {**keywords, "starts_in_reasoning": False}))
 
 
-def parse_completion(
-    text: str,
-    *,
-    dialect: str | DialectProfile = "hermes",
-    strict: bool = False,
-    calls_in_reasoning: bool = False,
-    stop_at_fabricated_response: bool = False,
-    max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
-    ids: IdFactory | None = None,
-    starts_in_reasoning: bool | None = None,
-    tools: Sequence[Any] | None = None,
-    undeclared: Undeclared = "keep",
-    coerce_arguments: bool = False,
-) -> Completion:
+def parse_completion(text: str, **keywords: Unpack[ParseKeywords]) -> Completion:
     """Parse what a model generated after ``<|im_start|>assistant\\n``.
 
     Args:
         text: the completion text.
-        dialect: a dialect name, a ``DialectProfile``, or ``"auto"``.
-        strict: no recoveries; raise ``ParseError`` with every error diagnostic at the end.
-        calls_in_reasoning: a ``<tool_call>`` inside reasoning is a call (default: reasoning text).
-        stop_at_fabricated_response: stop at a fabricated ``<tool_response>`` (omp's abortOnFabricatedResult).
-        max_block_chars: largest block body before ``HT114``.
-        ids: call id factory (default: random OpenAI-like ids).
-        starts_in_reasoning: the completion begins inside a reasoning block, because the
-            generation prompt opened it (QwQ's ends with ``<think>\n``): the text up to the first
-            ``</think>`` is reasoning, a completion that never closes it is all reasoning. None
-            (default): as the dialect's generation prompt leaves it (true for ``qwq``; for a prompt
-            of your own, ``generation_prompt_state(dialect, prompt=...)``).
-        tools: the request's tools (OpenAI tool objects, or bare function objects): a call to a
-            name they do not declare gets validate's ``HT301`` (an error: strict mode raises).
-        undeclared: what becomes of such a call: ``keep`` (a call; default), ``text`` (the block's
-            raw text stays, as content), ``drop`` (removed). Needs ``tools``.
-        coerce_arguments: convert argument values whose JSON type differs from the tool's schema
-            when the conversion is lossless (``"7"`` to 7 for an integer), each a named recovery
-            (``HT210``–``HT214``) with the path and position. Needs ``tools``.
+        **keywords: the parse options (``ParseOptions.make`` says what each does): ``dialect`` (a
+            name, a ``DialectProfile``, or ``"auto"``), ``strict``, ``calls_in_reasoning``,
+            ``stop_at_fabricated_response``, ``max_block_chars``, ``ids``, ``starts_in_reasoning``
+            (the generation prompt opened a reasoning block: QwQ's ends with ``<think>\n``; None,
+            the default: as the dialect's generation prompt leaves it), ``tools``, ``undeclared`` and
+            ``coerce_arguments``.
 
     Returns:
         The ``Completion``: ``.tool_calls``, ``.finish_reason``, ``.to_openai()``, ``.diagnostics``.
 
     Raises:
         ParseError: strict mode found errors.
-        UsageError: bad option values.
+        UsageError: bad option values, or an unknown option.
 
     >>> from hermes_toolcall._ids import sequential_ids
     >>> c = parse_completion('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>', ids=sequential_ids())
@@ -229,17 +152,4 @@ def parse_completion(
     >>> m["reasoning_content"], m["content"]
     ("I'm\\nthinking", 'Hello')
     """
-    options = _options(
-        text,
-        dialect=dialect,
-        strict=strict,
-        calls_in_reasoning=calls_in_reasoning,
-        stop_at_fabricated_response=stop_at_fabricated_response,
-        max_block_chars=max_block_chars,
-        ids=ids,
-        tools=tools,
-        undeclared=undeclared,
-        coerce_arguments=coerce_arguments,
-        starts_in_reasoning=starts_in_reasoning,
-    )
-    return parse_completion_with(text, options)
+    return parse_completion_with(text, _options(text, keywords))

@@ -33,11 +33,12 @@ from .._events import (
 from .._ids import IdFactory, openai_ids
 from .._model import ReasoningKind
 from .._openai_chunks import OpenAIChunker
-from .._options import Undeclared
+from .._options import OPTION_NAMES, Undeclared
 from ..statemachine import StreamParser
 
 __all__ = [
     "NO_STEP",
+    "POLICY_OPTIONS",
     "Bookkeeping",
     "CallDelta",
     "CallRecord",
@@ -102,20 +103,24 @@ def tool_objects(tools: Iterable[Any] | None, choice: str = "auto") -> tuple[dic
     return tuple(out) or None
 
 
+#: The fields of ``Policy`` that are parse options (``_options.OPTION_NAMES``), passed to the engine as they are.
+POLICY_OPTIONS: tuple[str, ...] = tuple(name for name in OPTION_NAMES if name in Policy.__dataclass_fields__)
+
+
 def stream_parser(policy: Policy) -> StreamParser:
-    """The engine for ``policy``: the one place the request's policy becomes parser keywords.
+    """The engine for ``policy``: the one place the request's policy becomes parser keywords (its option
+    fields, ``POLICY_OPTIONS``, as they are; ``eager`` as ``stream_arguments``).
 
     >>> stream_parser(Policy(dialect="qwen3")).options.profile.name
     'qwen3'
     """
+    keywords: dict[str, Any] = {name: getattr(policy, name) for name in POLICY_OPTIONS}
+    if policy.tools is None:
+        keywords["undeclared"] = "keep"  # no tools: no name is checked
     return StreamParser(
-        dialect=policy.dialect,
         stream_arguments=policy.eager,
-        ids=policy.ids,
-        starts_in_reasoning=policy.starts_in_reasoning,
-        tools=policy.tools,
-        undeclared=policy.undeclared if policy.tools is not None else "keep",  # no tools: no name is checked
         retain=False,  # the adapters read events only: nothing folded is kept (no parts, no old line starts)
+        **keywords,
     )
 
 

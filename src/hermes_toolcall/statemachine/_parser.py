@@ -18,18 +18,16 @@ on the chunking.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal, Unpack
 
 from .. import tags
-from .._argcheck import check_bool, check_text, check_type
+from .._argcheck import check_bool, check_text
 from .._events import Event
-from .._ids import IdFactory
 from .._model import Completion, Diagnostic, Transcript
-from .._options import DEFAULT_MAX_BLOCK_CHARS, ParseOptions, Undeclared
-from .._profiles import DialectProfile
+from .._options import ParseKeywords, ParseOptions, options_of
 from ..errors import HermesError, StreamError, StreamStateError, UsageError, internal_error
 from ._assembler import Assembler
 from ._buffer import InputBuffer
@@ -117,22 +115,14 @@ class StreamParser:
 
     Args:
         level: ``completion`` (one assistant body) or ``transcript`` (ChatML).
-        dialect: dialect name or profile.
-        strict: no recoveries; ``close()`` raises ``StreamError`` when errors were found.
-        calls_in_reasoning: a ``<tool_call>`` inside reasoning is a call.
         stream_arguments: emit ``ArgumentsDelta`` events with the raw text of ``arguments``.
-        stop_at_fabricated_response: stop at a ``<tool_response>`` in an assistant body.
-        max_block_chars: largest block body before ``HT114``.
-        ids: call id factory (default: random OpenAI-like ids).
-        starts_in_reasoning: completion level: the completion begins inside a reasoning block
-            (None: as the dialect's generation prompt leaves it, true for ``qwq``; see
-            ``generation_prompt_state``). Transcripts: only None.
-        tools: the request's tools (OpenAI tool objects): calls to undeclared names get ``HT301``.
-        undeclared: ``keep`` (default), ``text`` or ``drop``: what becomes of such calls. A call
-            that will be dropped or become text is never announced (no ``ToolCallStart``).
-        coerce_arguments: convert argument values to the schema's types when lossless
-            (``HT210``–``HT214``; needs ``tools``).
-        options: ready-made ``ParseOptions`` (then the option keywords above are ignored).
+        options: ready-made ``ParseOptions``, or None: made from the option keywords.
+        **keywords: the parse options (``ParseOptions.make`` says what each does): ``dialect``,
+            ``strict`` (``close()`` raises ``StreamError`` when errors were found),
+            ``calls_in_reasoning``, ``stop_at_fabricated_response``, ``max_block_chars``, ``ids``,
+            ``starts_in_reasoning`` (completion level only), ``tools``, ``undeclared`` (a call that
+            will be dropped or become text is never announced: no ``ToolCallStart``) and
+            ``coerce_arguments``. Not together with ``options``.
         retain: keep the input and the folded values for ``result()`` (the default). ``False``: events
             only, memory bounded by ``max_block_chars`` plus the held-back tail (and the longest open
             reasoning segment, gap or header) whatever the stream's length; ``result()`` then raises
@@ -141,8 +131,8 @@ class StreamParser:
 
 
     Raises:
-        UsageError: an unknown level or dialect, a bad option value, or ``starts_in_reasoning``
-            given for a transcript.
+        UsageError: an unknown level, option or dialect, a bad option value, ``options`` together
+            with option keywords, or ``starts_in_reasoning`` given for a transcript.
 
     >>> p = StreamParser()
     >>> [type(e).__name__ for e in p.feed("Hi <tool")]
@@ -191,37 +181,18 @@ class StreamParser:
         self,
         *,
         level: Literal["completion", "transcript"] = "completion",
-        dialect: str | DialectProfile = "hermes",
-        strict: bool = False,
-        calls_in_reasoning: bool = False,
         stream_arguments: bool = False,
-        stop_at_fabricated_response: bool = False,
-        max_block_chars: int = DEFAULT_MAX_BLOCK_CHARS,
-        ids: IdFactory | None = None,
-        starts_in_reasoning: bool | None = None,
-        tools: Sequence[Any] | None = None,
-        undeclared: Undeclared = "keep",
-        coerce_arguments: bool = False,
-        options: ParseOptions | None = None,
         retain: bool = True,
+        options: ParseOptions | None = None,
+        **keywords: Unpack[ParseKeywords],
     ) -> None:
         if level not in ("completion", "transcript"):
             raise UsageError(f"unknown level {level!r} (completion or transcript)")
-        if level == "transcript" and starts_in_reasoning is not None:
+        if level == "transcript" and keywords.get("starts_in_reasoning") is not None:
             raise UsageError("starts_in_reasoning is for completions (a transcript holds its own prompt)")
-        _check_arguments(stream_arguments=stream_arguments, retain=retain, options=options)
-        opts = options or ParseOptions.make(
-            dialect=dialect,
-            strict=strict,
-            calls_in_reasoning=calls_in_reasoning,
-            stop_at_fabricated_response=stop_at_fabricated_response,
-            max_block_chars=max_block_chars,
-            ids=ids,
-            starts_in_reasoning=starts_in_reasoning,
-            tools=tools,
-            undeclared=undeclared,
-            coerce_arguments=coerce_arguments,
-        )
+        check_bool("stream_arguments", stream_arguments)
+        check_bool("retain", retain)
+        opts = options_of(options, keywords)
         policy = None
         if opts.tools is not None:
             from .._tools_policy import ToolPolicy
@@ -452,10 +423,3 @@ class StreamParser:
 
 def _start(d: Diagnostic) -> int:
     return d.span.start
-
-
-def _check_arguments(*, stream_arguments: object, retain: object, options: object) -> None:
-    check_bool("stream_arguments", stream_arguments)
-    check_bool("retain", retain)
-    if options is not None:
-        check_type("options", options, ParseOptions, "a ParseOptions")
