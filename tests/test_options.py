@@ -111,3 +111,20 @@ def test_the_cli_flags_are_the_options_with_their_defaults() -> None:
         if dest in OPTION_NAMES:
             default = MAKE[dest].default
             assert action.default == default or (action.default is False and default is False), dest
+
+
+def test_the_start_state_read_by_tags_is_the_parser_s_on_every_dialect() -> None:
+    """``_options.prompt_open_kind`` reads a dialect's own generation prompt without the parser (the
+    options sit below it); ``_prompt_state`` reads it with the grammar engine: the same answer."""
+    from hermes_toolcall._options import prompt_open_kind
+    from hermes_toolcall._profiles import DIALECTS, get_profile
+    from hermes_toolcall._prompt_state import generation_prompt_state
+
+    for name in DIALECTS:
+        profile = get_profile(name)
+        for thinking in (None, False):
+            state = generation_prompt_state(profile, enable_thinking=thinking)
+            assert prompt_open_kind(state.prompt, profile.reasoning_kinds) == state.reasoning, (name, thinking)
+    for prompt in ["<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<scratch_pad>\nx", "<think>", "x<think>y</think>"]:
+        parsed = generation_prompt_state("hermes", prompt=prompt).reasoning
+        assert prompt_open_kind(prompt, get_profile("hermes").reasoning_kinds) == parsed, prompt

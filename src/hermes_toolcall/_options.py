@@ -18,8 +18,8 @@ from ._argcheck import check_bool, check_int, check_type
 from ._ids import IdFactory, openai_ids
 from ._model import ReasoningKind
 from ._profiles import DialectProfile, get_profile
-from ._prompt_state import start_reasoning_kind
 from .errors import UsageError
+from .tags import ASSISTANT, CLOSE, IM_END, IM_START, OPEN
 
 if TYPE_CHECKING:
     from ._schema import ToolSet
@@ -32,6 +32,8 @@ __all__ = [
     "ParseOptions",
     "Undeclared",
     "options_of",
+    "prompt_open_kind",
+    "start_reasoning_kind",
 ]
 
 Undeclared = Literal["keep", "text", "drop"]
@@ -192,3 +194,52 @@ def options_of(options: ParseOptions | None, keywords: ParseKeywords) -> ParseOp
         got = ", ".join(sorted(keywords))
         raise UsageError(f"pass either options= or option keywords, not both (got options= and {got})")
     return options
+
+
+def prompt_open_kind(prompt: str, kinds: tuple[ReasoningKind, ...]) -> ReasoningKind | None:
+    """The reasoning block a dialect's own generation prompt leaves open, read by its tags: the last
+    turn must be an open assistant turn whose body has an opener of an enabled kind with no closer after
+    it (``_prompt_state.generation_prompt_state`` reads any prompt with the parser; they agree on every
+    dialect's prompts, tests/test_options.py).
+
+    >>> prompt_open_kind("<|im_start|>assistant\\n<think>\\n", ("think",))
+    'think'
+    >>> prompt_open_kind("<think>\\n</think>", ("think",))
+    """
+    body = prompt
+    start = prompt.rfind(IM_START)
+    if start >= 0:
+        role, newline, body = prompt[start + len(IM_START) :].partition("\n")
+        if not newline or role != ASSISTANT or IM_END in body:
+            return None
+    found: ReasoningKind | None = None
+    at = -1
+    for kind in kinds:
+        opener = body.rfind(OPEN[kind])
+        if opener > at and body.find(CLOSE[kind], opener) < 0:
+            found, at = kind, opener
+    return found
+
+
+def start_reasoning_kind(profile: DialectProfile, starts_in_reasoning: bool | None) -> ReasoningKind | None:
+    """The reasoning kind a completion starts in (None: outside), for the option value given.
+
+    None means "as the dialect's generation prompt leaves it"; True means inside the kind that
+    prompt opens, else the dialect's first reasoning kind.
+
+    Raises:
+        UsageError: True for a dialect without reasoning kinds, or a value that is not a bool or None.
+
+    >>> start_reasoning_kind(get_profile("qwq"), None), start_reasoning_kind(get_profile("qwen3"), True)
+    ('think', 'think')
+    """
+    if starts_in_reasoning is False:
+        return None
+    if starts_in_reasoning is not None and starts_in_reasoning is not True:
+        raise UsageError(f"starts_in_reasoning must be True, False or None, got {starts_in_reasoning!r}")
+    kind = prompt_open_kind(profile.generation_prompt, profile.reasoning_kinds)
+    if starts_in_reasoning is None or kind is not None:
+        return kind
+    if not profile.reasoning_kinds:
+        raise UsageError(f"dialect {profile.name!r} has no reasoning kinds: starts_in_reasoning=True is impossible")
+    return profile.reasoning_kinds[0]

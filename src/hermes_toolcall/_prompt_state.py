@@ -3,8 +3,10 @@
 QwQ's generation prompt ends with ``<|im_start|>assistant\\n<think>\\n``: the model's output begins
 *inside* ``<think>`` and contains only ``</think>``. ``generation_prompt_state`` reads a generation
 prompt (the dialect's own, or the one the caller rendered) with the grammar engine and says which
-reasoning block, if any, it leaves open; ``parse_completion(starts_in_reasoning=None)`` and
-``StreamParser`` use it to pick their start state.
+reasoning block, if any, it leaves open. The parse options' default start state
+(``parse_completion(starts_in_reasoning=None)``, ``StreamParser``) is ``_options.start_reasoning_kind``'s,
+which reads the dialect's own fixed prompt without the parser (tests/test_options.py checks that the
+two agree on every dialect).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ._profiles import DialectProfile, get_profile
 from .errors import UsageError
 from .tags import IM_START
 
-__all__ = ["GenerationPromptState", "generation_prompt_state", "start_reasoning_kind"]
+__all__ = ["GenerationPromptState", "generation_prompt_state"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,36 +100,3 @@ def generation_prompt_state(
     elif not isinstance(prompt, str):
         raise UsageError(f"prompt must be a str, got {type(prompt).__name__}")
     return GenerationPromptState(prompt=prompt, reasoning=_open_kind(prompt, profile))
-
-
-# (generation prompt, reasoning kinds) -> the kind that prompt leaves open: read once per profile shape (a
-# parse per call would cost more than parsing a short completion)
-_DEFAULT_KINDS: dict[tuple[str, tuple[ReasoningKind, ...]], ReasoningKind | None] = {}
-
-
-def start_reasoning_kind(profile: DialectProfile, starts_in_reasoning: bool | None) -> ReasoningKind | None:
-    """The reasoning kind a completion starts in (None: outside), for the option value given.
-
-    None means "as the dialect's generation prompt leaves it"; True means inside the kind that
-    prompt opens, else the dialect's first reasoning kind.
-
-    Raises:
-        UsageError: True for a dialect without reasoning kinds, or a value that is not a bool or None.
-
-    >>> start_reasoning_kind(get_profile("qwq"), None), start_reasoning_kind(get_profile("qwen3"), True)
-    ('think', 'think')
-    """
-    if starts_in_reasoning is False:
-        return None
-    if starts_in_reasoning is not None and starts_in_reasoning is not True:
-        raise UsageError(f"starts_in_reasoning must be True, False or None, got {starts_in_reasoning!r}")
-    key = (profile.generation_prompt, profile.reasoning_kinds)  # all the answer depends on; cheap to hash
-    if key in _DEFAULT_KINDS:
-        kind = _DEFAULT_KINDS[key]
-    else:
-        kind = _DEFAULT_KINDS[key] = _open_kind(profile.generation_prompt, profile) if profile.reasoning_kinds else None
-    if starts_in_reasoning is None or kind is not None:
-        return kind
-    if not profile.reasoning_kinds:
-        raise UsageError(f"dialect {profile.name!r} has no reasoning kinds: starts_in_reasoning=True is impossible")
-    return profile.reasoning_kinds[0]
