@@ -125,9 +125,9 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 #: The one kind of upward import left: the value classes' conveniences (``Completion.to_openai()``,
 #: ``Transcript.to_request()``, the HTML and rich views of ``hermes_toolcall.html``) import the layers that
-#: implement them, lazily, inside those methods (and their types under ``TYPE_CHECKING``). Removing these edges needs the conveniences off the
-#: value classes (an API change) or a registry; every other edge of the package is acyclic, and this
-#: list may only shrink.
+#: implement them, lazily, inside those methods (and their types under ``TYPE_CHECKING``). Removing
+#: these edges needs the conveniences off the value classes (an API change) or a registry; every other
+#: edge of the package is acyclic, and this list may only shrink.
 VALUE_CONVENIENCES = {
     (f"{ROOT}._model", f"{ROOT}._openai"),
     (f"{ROOT}._model", f"{ROOT}._request"),

@@ -125,6 +125,8 @@ def test_the_start_state_read_by_tags_is_the_parser_s_on_every_dialect() -> None
         for thinking in (None, False):
             state = generation_prompt_state(profile, enable_thinking=thinking)
             assert prompt_open_kind(state.prompt, profile.reasoning_kinds) == state.reasoning, (name, thinking)
-    for prompt in ["<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<scratch_pad>\nx", "<think>", "x<think>y</think>"]:
+    opened = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<scratch_pad>\nx"
+    prompts = [opened, "<think>", "x<think>y</think>"]
+    for prompt in prompts:
         parsed = generation_prompt_state("hermes", prompt=prompt).reasoning
         assert prompt_open_kind(prompt, get_profile("hermes").reasoning_kinds) == parsed, prompt
