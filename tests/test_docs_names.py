@@ -10,6 +10,8 @@ the references written in backquotes:
 - a dotted name whose first part names a module, ``hermes_toolcall.…``, a subpackage (``validate.…``) or a
   module of the package (``_readers.JsonBody``, ``_table.ROWS``), must resolve: the module exists and has
   the attributes named after it;
+- a private name followed by a class or constant name (``_machine.Cursor``) names a module, which
+  must exist;
 - a private module's name without its underscore followed by one of that module's names
   (``table.MOVES``, ``buffer.InputBuffer``) names a module that does not exist (the same words naming
   something else, a variable's field such as ``options.strict``, are left alone).
@@ -114,6 +116,8 @@ def problem(reference: str) -> str | None:
         if any(_resolves(module, rest) for module in MODULES[first]):
             return None
         return "does not resolve"
+    if first.startswith("_") and rest[0][:1].isupper():  # ``_machine.Cursor``: a private module, gone
+        return f"there is no module {first!r}"
     return None
 
 
