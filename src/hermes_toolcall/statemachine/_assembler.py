@@ -295,12 +295,8 @@ class Assembler:
         self.turn: TurnHead | None = None
         self.ordinal = 0  # call blocks so far (their ids)
         self.valid = 0  # valid calls so far in this body (their index)
-        self.element: Element = Gap(0) if transcript else Run(self._pieces())
+        self.element: Element = Gap(0) if transcript else Run([] if retain else SINK)
         self.result: Completion | Transcript | None = None
-
-    def _pieces(self) -> list[str]:
-        """The pieces of a new body text run (kept only for ``result()``)."""
-        return [] if self.retain else SINK
 
     def actions(self) -> tuple[Callable[[str, int], list[Event]], ...]:
         """The method of each action, in the order of ``_table.ACTIONS``: called with the marker's text
@@ -376,7 +372,7 @@ class Assembler:
             start = header.start + len(tags.IM_START)
             events.append(self.diag("HT004", start, start + len(role), role=role))
         events.append(new_turn_start(role, span))
-        self.element = Run(self._pieces())
+        self.element = Run([] if self.retain else SINK)
         return events
 
     def bad_header(self, tag: str, at: int) -> list[Event]:
@@ -522,7 +518,7 @@ class Assembler:
             text = "".join(run.pieces)
             end = run.start + len(text)
             self.parts.append(new_text(text, run.start, end, self.span(run.start, end)))  # eager positions
-        self.element = Run(self._pieces())
+        self.element = Run([] if self.retain else SINK)
 
     def open_reasoning(self, tag: str, at: int) -> list[Event]:
         """A reasoning opener in a body: the text run ends, a segment starts."""
@@ -539,7 +535,7 @@ class Assembler:
     def close_reasoning(self, tag: str, at: int) -> list[Event]:
         """The segment's closer: it ends."""
         events = self._end_segment(at + len(tag), closed=True)
-        self.element = Run(self._pieces())
+        self.element = Run([] if self.retain else SINK)
         return events
 
     def _end_segment(self, end: int, *, closed: bool) -> list[Event]:
@@ -652,7 +648,7 @@ class Assembler:
         elif rejoin is not None:
             self._rejoin(block.start, rejoin)
         else:
-            self.element = Run(self._pieces())
+            self.element = Run([] if self.retain else SINK)
         return events
 
     def _call_parts(

@@ -121,16 +121,19 @@ class InputBuffer:
     ``take`` defers each new chunk without ``<`` that ends by that offset itself, until one with ``<``
     comes (-1: not armed).
 
-    With ``keep`` (``retain=True``), ``chunks`` is the whole input and the line starts are found when
-    a span needs them (``span``), in bulk; without it, nothing of the input is kept once read, and
-    ``take`` records the line starts of each chunk as it comes. ``take`` is the method of the mode.
+    With ``keep`` (``retain=True``), ``chunks`` is the whole input and the line starts are recorded in
+    bulk by ``scan_lines``, which the loop calls before a move makes spans; without it, nothing of the
+    input is kept once read, and ``take`` records the line starts of each chunk as it comes. ``take`` is
+    the method of the mode; ``span`` gives a span with the line:column of its start.
 
     >>> buf = InputBuffer(keep=True)
     >>> buf.take("ab\\n<t"), buf.total
     ('ab\\n<t', 5)
     >>> buf.defer("ab\\n", -1); buf.hold("<t")
-    >>> buf.take("ool"), buf.pos, buf.span(3, 4).line
-    ('ab\\n<tool', 0, 2)
+    >>> buf.take("ool"), buf.pos
+    ('ab\\n<tool', 0)
+    >>> buf.scan_lines(); buf.span(3, 4).line
+    2
     """
 
     __slots__ = (
@@ -143,6 +146,7 @@ class InputBuffer:
         "pos",
         "scanned",
         "scanned_chunks",
+        "span",
         "take",
         "total",
     )
@@ -158,6 +162,7 @@ class InputBuffer:
         self.lines = Lines()
         self.scanned = 0  # keep: the line starts before this offset are recorded
         self.scanned_chunks = 0  # keep: the chunks up to there
+        self.span = self.lines.span  # (hot: one per part, tag and event span)
         #: record a new chunk; the unread data to read now (see ``_take_kept``)
         self.take = self._take_kept if keep else self._take_lean
 
@@ -172,8 +177,15 @@ class InputBuffer:
                 self.deferred.append(chunk)
                 return ""
             self.defer_to = -1  # (past the bound, the block is cut: no chunk ends by defer_to any more)
-        if self.pending or self.deferred:
+        if self.deferred:
             return self.unread(chunk) if chunk else ""
+        pending = self.pending
+        if pending:  # the held-back tail, then the chunk (``unread``, without the deferred text)
+            if not chunk:
+                return ""
+            self.pending = ""
+            self.pos = at - len(pending)
+            return pending + chunk
         self.pos = at
         return chunk
 
@@ -188,19 +200,21 @@ class InputBuffer:
                 self.deferred.append(chunk)
                 return ""
             self.defer_to = -1
-        if self.pending or self.deferred:
+        if self.deferred:
             return self.unread(chunk) if chunk else ""
+        pending = self.pending
+        if pending:  # the held-back tail, then the chunk (``unread``, without the deferred text)
+            if not chunk:
+                return ""
+            self.pending = ""
+            self.pos = at - len(pending)
+            return pending + chunk
         self.pos = at
         return chunk
 
-    def span(self, start: int, end: int) -> Span:
-        """A span of the input, with the line:column of its start."""
-        if start > self.scanned and self.keep:
-            self._scan()
-        return self.lines.span(start, end)
-
-    def _scan(self) -> None:
-        """Record the line starts of every chunk received and not scanned yet (keep)."""
+    def scan_lines(self) -> None:
+        """Record the line starts of every chunk received and not scanned yet (``keep``; else ``take``
+        has recorded them already)."""
         k = self.scanned_chunks
         if k < len(self.chunks):
             text = "".join(self.chunks[k:]) if k + 1 < len(self.chunks) else self.chunks[k]

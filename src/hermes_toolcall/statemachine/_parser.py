@@ -313,6 +313,7 @@ class StreamParser:
         """Make ``move`` for the marker ``tag`` at ``at``: the assembler's action, then the next state."""
         if move.action is _READ_ROLE:  # the role's row decides
             move = self._moves[self._asm.role()]
+        self._buf.scan_lines()  # the line starts the action's spans need
         events = self._acts[move.act](tag, at)
         if move.keep:  # no move: the marker is text of the state
             events += self._sink(tag, at)
