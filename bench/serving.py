@@ -38,6 +38,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
@@ -135,9 +136,14 @@ def calibrate() -> None:
 # ---------------------------------------------------------------------------------------------- engine
 
 
-def engine(stream_arguments: bool) -> Runner:
+def engine(stream_arguments: bool, parser_class: Any = None, chunker_class: Any = None) -> Runner:
+    """The engine alone: ``StreamParser`` + ``OpenAIChunker`` (or another revision's, ``--before``)."""
+    base = parser_class or StreamParser
+    clockable = type("Clockable", (base,), {})  # an instance dict, so that ``clocked`` can wrap its methods
+    chunker_cls = chunker_class or OpenAIChunker
+
     def run(pieces: list[str]) -> int:
-        parser, chunker = StreamParser(stream_arguments=stream_arguments), OpenAIChunker()
+        parser, chunker = clockable(stream_arguments=stream_arguments), chunker_cls()
         clocked(parser, "feed", "close")
         for piece in pieces:
             chunker.feed(parser.feed(piece))
@@ -309,6 +315,9 @@ def main() -> None:
     ap.add_argument("--only", action="append", default=[], help="run only the rows whose label holds this (repeatable)")
     ap.add_argument("--no-freeze", action="store_true", help="vLLM: leave the startup heap to the collector")
     ap.add_argument("--pairs", type=int, default=0, help="also alternate hf / plugin (whole) runs N times (the goals)")
+    ap.add_argument(
+        "--before", metavar="REV", help="also the engine rows of git revision REV, alternated with this tree's"
+    )
     args = ap.parse_args()
     sizes = SIZES[:2] if args.quick else SIZES
     calibrate()
@@ -374,6 +383,16 @@ def main() -> None:
                 more = "" if calls == 1 else f" ({calls} calls)"
                 cells.append(f"{fmt(seconds)} (net {fmt(net)}; loop {fmt(total)})" + more)
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+    if args.before:
+        from stream import load_revision
+
+        old = load_revision(args.before)
+        before_after = [
+            (f"engine, {label}: after / before", engine(sa), engine(sa, old.StreamParser, old.OpenAIChunker))
+            for label, sa in (("default", False), ("stream_arguments=True", True))
+        ]
+        title = f"This tree against {args.before} (ratio: this tree's time / the revision's)"
+        paired(title, before_after, inputs, args.repeat)
     if args.pairs:
         goals = [(name, pieces) for name, pieces in inputs if name.startswith(("100 KB", "1 MB"))]
         pairs: list[tuple[str, Runner, Runner]] = []
