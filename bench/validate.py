@@ -153,8 +153,8 @@ def validate(path: Path, jobs: int) -> tuple[int, int]:
 
 def _fast(enabled: bool) -> None:
     """Turn the jsonschema-rs first pass on or off (and forget the compiled tool sets)."""
-    from hermes_toolcall.validate import _fastschema as fastschema
-    from hermes_toolcall.validate import _schema as schema
+    from hermes_toolcall import _fastschema as fastschema
+    from hermes_toolcall import _schema as schema
 
     fastschema._RS = fastschema._MISSING if enabled else None
     schema._cached.cache_clear()

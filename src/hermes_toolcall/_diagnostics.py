@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from ._dataset_codes import ENTRIES as _DATASET_ENTRIES
 from ._entry import Entry, Kind
 from ._model import Diagnostic, Severity, Span
+from ._training_codes import ENTRIES as _TRAINING_ENTRIES
 from ._validation_codes import ENTRIES as _VALIDATION_ENTRIES
 from .errors import UsageError
 
@@ -392,8 +393,8 @@ def assemble(*tables: Iterable[Entry]) -> dict[str, Entry]:
 
 
 #: Every code, from the tables that declare them: the parsing engines' (here), validation's
-#: (``_validation_codes``) and the dataset tools' (``_dataset_codes``).
-CATALOGUE: dict[str, Entry] = assemble(_ENTRIES, _VALIDATION_ENTRIES, _DATASET_ENTRIES)
+#: (``_validation_codes``), the dataset tools' (``_dataset_codes``) and training's (``_training_codes``).
+CATALOGUE: dict[str, Entry] = assemble(_ENTRIES, _VALIDATION_ENTRIES, _DATASET_ENTRIES, _TRAINING_ENTRIES)
 
 #: Message texts of the diagnostics both parsing engines write themselves (the JSON-body module writes
 #: its own): code, or ``code:variant``, -> ``str.format`` template. One table, so the engines' messages

@@ -22,7 +22,7 @@ import sys
 import warnings
 from typing import Any
 
-from ..dataio._writers import RecordWriter, output_format
+from ..dataio import RecordWriter, output_format
 from ..errors import HermesError, UsageError
 from ..render import render
 from ..training import POLICIES, TokenBoundaryWarning, load_tokenizer, token_labels, train_mask

@@ -11,9 +11,7 @@ from typing import Any
 
 from .. import _jsonio as jsonio
 from .._profiles import DIALECTS
-from ..dataio._convert import convert_record, parse_shape
-from ..dataio._rows import NO_MAPPING, drop_nulls
-from ..dataio._sources import iter_input, sniff
+from ..dataio import NO_MAPPING, convert_record, drop_nulls, iter_input, parse_shape, sniff
 from ..errors import DecodeError
 
 __all__ = ["TrainingRecord", "add_record_arguments", "template_kwargs", "training_records"]

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from ._cli_hooks import add_arguments, columns_of, engine, results
 from ._convert import convert_record, parse_shape
-from ._rows import Columns
+from ._rows import NO_MAPPING, Columns, drop_nulls
 from ._sources import input_size, iter_input, sniff
 from ._writers import RecordWriter, output_format
 
 __all__ = [
+    "NO_MAPPING",
     "Columns",
     "RecordWriter",
     "add_arguments",
     "columns_of",
     "convert_record",
+    "drop_nulls",
     "engine",
     "input_size",
     "iter_input",

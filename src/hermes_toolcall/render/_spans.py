@@ -1,7 +1,7 @@
 """Where every character of a rendered prompt comes from: ``render(..., return_spans=True)``.
 
 The spans are known by construction. The prompt is rendered once with the recorder of the round-trip
-guard (``roundtrip.Recorder``: where each message's text starts, and the message of each call and
+guard (``_roundtrip.Recorder``: where each message's text starts, and the message of each call and
 result, in order), then parsed back with the dialect's rules, which is what the guard proves possible:
 the parse must give exactly the turns, calls and results that were written (``roundtrip``'s
 divergence check runs on every call here, so a prompt that would not parse back is refused, with or

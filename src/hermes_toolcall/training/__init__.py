@@ -16,7 +16,6 @@ Nothing here needs an optional dependency, except reading a ``tokenizer.json`` b
 from __future__ import annotations
 
 from ..render import SPAN_KINDS, Rendered, RenderedSpan, SpanKind, render
-from . import _codes  # noqa: F401  (registers HT700-HT719)
 from ._check import FINDING_CODES, FindingKind, TrainingFinding, TrainingReport, check_training_render
 from ._mask import POLICIES, MaskPolicy, train_mask
 from ._templates import GENERATION_DIALECTS, TemplateSourceWarning, generation_template, strip_generation_tags

@@ -13,7 +13,7 @@ and writes turn ``i``. The training text is what it will see only when, for ever
 
 With ``text`` (a rendering made elsewhere: LLaMA-Factory's, torchtune's, one's own), ``text_differs``
 (HT702) when it is not the official bytes. Each finding has the absolute offset of the first
-differing character in the whole training rendering (``report.text``; for ``text_differs``, in both
+differing character in the whole training rendering (``TrainingReport.text``; for ``text_differs``, in both
 texts), the message it falls in, and short excerpts of both sides.
 """
 

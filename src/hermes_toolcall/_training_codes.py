@@ -1,8 +1,8 @@
-"""The training codes (HT700–HT719): importing this module registers them in ``diagnostics.CATALOGUE``."""
+"""The training codes (HT700–HT719), declared here and read by ``_diagnostics.CATALOGUE``."""
 
 from __future__ import annotations
 
-from .._diagnostics import Entry, register
+from ._entry import Entry
 
 __all__ = ["ENTRIES", "TRAINING"]
 
@@ -78,5 +78,3 @@ ENTRIES: tuple[Entry, ...] = (
         fix="Check the masks on a few samples (`train_mask` against `assistant_masks`), or pass the official text.",
     ),
 )
-
-register(ENTRIES)
