@@ -234,19 +234,19 @@ def test_docstring_examples_with_the_real_server() -> None:
 
 
 class _GeneralPath(plugin.HermesToolParser):  # type: ignore[misc]
-    """The plugin with every delta through the session's general step (``_sent(session.after(...))``):
-    the oracle for its lone-argument-piece path."""
+    """The plugin with every step through its general route (``_sent``: the bookkeeping, then the
+    ``DeltaMessage`` of the step): the oracle for its lone-argument-piece path. (``Session.step``'s own
+    shortcuts are checked against the chunker's chunks in tests/integrations/test_session.py.)"""
 
     def extract_tool_calls_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                      *args: Any) -> Any:
         if self._session is None:
             self._session = plugin.Session(self._policy(args[-1]))
         try:
-            events = self._session.parser.feed(delta_text)
+            step = self._session.step(delta_text)
         except plugin.StreamStateError:
             return None
-        got = self._session.after(events, delta_text) if events or self._session.verbatim else plugin.NO_STEP
-        return None if got is plugin.NO_STEP else self._sent(got)
+        return None if step is plugin.NO_STEP else self._sent(step)
 
 
 def _dump(message: Any) -> Any:
