@@ -86,7 +86,7 @@ def test_an_interrupted_html_report_is_still_a_whole_page(tmp_path: Path) -> Non
     proc = subprocess.Popen([sys.executable, "-c", (
         "import signal, sys\n"
         "from hermes_toolcall.cli import _validate_cmd as v\n"
-        "from hermes_toolcall.dataio import _cli_hooks as hooks\n"
+        "from hermes_toolcall import dataio as hooks\n"
         "real = hooks.results\n"
         "def results(*a, **k):\n"
         "    yield from real(*a, **k)\n"
