@@ -11,6 +11,16 @@ On the deterministic dataset of ``bench/validate.py``, measured in the same proc
   and the copy to plain data (run only on records that hold non-dict Mappings, e.g. ``datasets`` rows);
 * peak memory of the reader (tracemalloc) while it streams the file, against the file size.
 
+``--expanding MB`` measures the record size limit (issue 30): a gzip file of a few hundred KB holding
+one line of MB megabytes between two small records, validated in fresh processes with the limit
+above the line (the line is read whole, as before the limit) and with the default limit (64 MiB) and
+a small one; the peak resident memory of each (``ru_maxrss``), best of two.
+
+``--codecs MB`` measures what checking every archive to its last byte costs: reading a JSONL of
+about MB megabytes compressed with each codec, through the library readers used before issue 30
+(``GzipFile``, ``BZ2File``, ``LZMAFile``, zstd's ``decompressobj`` loop) and through
+``dataio._compressed.decompress``, alternated in the same process (CPU time, best of three).
+
 ``--report-memory MB`` instead measures what an output format costs in memory: ``hermes-toolcall validate``
 on a generated JSONL of about MB megabytes, ``--format jsonl`` and ``--format html`` alternated in fresh
 processes (two trials each), the peak resident memory of each (``ru_maxrss``) and its ratio; also net of
@@ -82,13 +92,102 @@ def report_memory(megabytes: float) -> None:
     print(f"html / jsonl: {h / j:.2f}x peak RSS ({(h - base['html']) / max(j - base['jsonl'], 0.1):.2f}x net)")
 
 
+def expanding(megabytes: float) -> None:
+    """Peak memory of ``validate`` on a small gzip file that holds one line of ``megabytes`` MB."""
+    import gzip
+
+    folder = Path(tempfile.mkdtemp())
+    path = folder / "expanding.jsonl.gz"
+    small = b'{"messages": [{"role": "user", "content": "hi"}]}\n'
+    size = int(megabytes * 1e6)
+    with gzip.open(path, "wb", compresslevel=9) as fh:
+        fh.write(small + b'{"messages": [{"role": "user", "content": "')
+        block = b"a" * (1 << 20)
+        for _ in range(size // len(block)):
+            fh.write(block)
+        fh.write(b'"}]}\n' + small)
+    print(f"a {path.stat().st_size / 1e3:.0f} KB gzip file holding a {size / 1e6:.0f} MB line between two records")
+    print("| --max-record-bytes | peak RSS, MB (best of 2) | the line |")
+    print("|---|---|---|")
+    for limit in (size + 1000, 64 << 20, 1 << 20):
+        argv = ["validate", str(path), "--format", "jsonl", "-o", str(folder / "out.jsonl"), "--max-record-bytes",
+                str(limit)]
+        peak = min(_peak_rss(argv) for _ in range(2))
+        found = (folder / "out.jsonl").read_text(encoding="utf-8")
+        what = "HT612, not read" if "HT612" in found else "read and checked"
+        print(f"| {limit:,} | {peak:.0f} | {what} |")
+
+
+def codecs(megabytes: float) -> None:
+    """CPU time of reading a compressed JSONL through the old library readers and through ``decompress``."""
+    import bz2
+    import gzip
+    import io
+    import lzma
+
+    import zstandard
+
+    from hermes_toolcall.dataio._compressed import decompress
+
+    folder = Path(tempfile.mkdtemp())
+    path = folder / "d.jsonl"
+    make_dataset(path, 100)
+    per_record = path.stat().st_size / 100
+    make_dataset(path, int(megabytes * 1e6 / per_record))
+    data = path.read_bytes()
+    packed = {
+        "gzip": gzip.compress(data),
+        "bz2": bz2.compress(data),
+        "xz": lzma.compress(data),
+        "zstd": zstandard.ZstdCompressor(write_checksum=True).compress(data),
+    }
+
+    def zstd_loop(raw: io.BytesIO) -> Any:
+        out = []
+        obj = zstandard.ZstdDecompressor().decompressobj()
+        while chunk := raw.read(1 << 16):
+            out.append(obj.decompress(chunk))
+        return io.BytesIO(b"".join(out))
+
+    old = {
+        "gzip": lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
+        "bz2": lambda raw: bz2.BZ2File(raw, mode="rb"),
+        "xz": lambda raw: lzma.LZMAFile(raw, mode="rb"),
+        "zstd": zstd_loop,
+    }
+
+    print(f"{len(data) / 1e6:.1f} MB of JSONL")
+    print("| codec | compressed, MB | before, s | checked to the last byte, s | ratio |")
+    print("|---|---|---|---|---|")
+    for kind, blob in packed.items():
+        before, after = [], []
+        for _ in range(3):
+            start = time.process_time()
+            n_old = sum(1 for _ in io.BufferedReader(old[kind](io.BytesIO(blob)), buffer_size=1 << 16))
+            before.append(time.process_time() - start)
+            start = time.process_time()
+            n_new = sum(1 for _ in decompress(io.BytesIO(blob), kind))  # type: ignore[arg-type]
+            after.append(time.process_time() - start)
+            assert n_old == n_new
+        b, a = min(before), min(after)
+        print(f"| {kind} | {len(blob) / 1e6:.2f} | {b:.3f} | {a:.3f} | {a / b:.2f}x |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--records", type=int, default=8000)
     ap.add_argument("--report-memory", type=float, metavar="MB", help="compare the output formats' memory instead")
+    ap.add_argument("--expanding", type=float, metavar="MB", help="the record limit on one line of MB megabytes")
+    ap.add_argument("--codecs", type=float, metavar="MB", help="the cost of checking archives to their last byte")
     args = ap.parse_args()
     if args.report_memory:
         report_memory(args.report_memory)
+        return
+    if args.expanding:
+        expanding(args.expanding)
+        return
+    if args.codecs:
+        codecs(args.codecs)
         return
     path = Path(tempfile.mkdtemp()) / "d.jsonl"
     make_dataset(path, args.records)

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import dataset_records
-from hermes_toolcall.dataio._compressed import CorruptInputError, decompress, kind_of
+from hermes_toolcall.dataio._compressed import CorruptInputError, Damaged, decompress, kind_of
 
 zstandard = pytest.importorskip("zstandard", reason="the [zstd] extra (zstandard) is not installed")
 pytestmark = pytest.mark.ci_required("the [zstd] extra is installed by .ci/run")
@@ -159,13 +159,13 @@ def test_convert_dataset_reads_compressed_stdin_and_writes_nothing_when_it_is_cu
 
 
 def test_zstd_reader_notices_a_cut_frame_the_library_reader_does_not() -> None:
-    """Regression: ``zstandard``'s ``stream_reader`` ends quietly at a cut; ours raises ``EOFError``."""
+    """Regression: ``zstandard``'s ``stream_reader`` ends quietly at a cut; ours raises ``Damaged``."""
     data = _data(100)
     packed = zstandard.ZstdCompressor().compress(data)
     library = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(packed[:-10]), read_across_frames=True)
     assert len(library.read()) < len(data)  # no error: that is the bug this reader avoids
     assert decompress(io.BytesIO(packed), "zstd").read() == data
-    with pytest.raises(EOFError):
+    with pytest.raises(Damaged, match="cut short"):
         decompress(io.BytesIO(packed[:-10]), "zstd").read()
 
 

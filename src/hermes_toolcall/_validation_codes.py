@@ -303,7 +303,7 @@ ENTRIES: tuple[Entry, ...] = (
         "The validator itself failed on this record (an internal error, e.g. a recursion limit or a number too "
         "large for a check); the record was not fully checked. The run goes on and exits with status 3. "
         "`--select`/`--ignore` never hide it.",
-        "a tool schema nested 1,000 levels deep",
+        "a tool schema nested 400 levels deep",
         "Please report it to the project's issue tracker, with the record; until then check that record by hand.",
     ),
     _e(
@@ -315,5 +315,16 @@ ENTRIES: tuple[Entry, ...] = (
         "written without the blank line that separates records, and are checked as one (tools of one apply to both).",
         "<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>system\\n<tools>[…]</tools><|im_end|>",
         "Separate ChatML records with a blank line after `<|im_end|>`.",
+    ),
+    _e(
+        "HT612",
+        "record-too-large",
+        "error",
+        RECORDS,
+        "A record (a JSONL line, a ChatML record) is longer than `--max-record-bytes` (64 MiB by default): it was "
+        "passed over without being read into memory, and is not checked. A small compressed file can hold one "
+        "line that expands without bound; the limit keeps the memory of a run bounded.",
+        "one 2 GB line in a 400 KB gzip file",
+        "Split the record, or raise `--max-record-bytes` (`validate_dataset(..., max_record_bytes=N)`) if it is real.",
     ),
 )

@@ -23,7 +23,7 @@ from .. import dataio as dataset_hooks
 from .._profiles import DIALECTS
 from ..dataio import sniff
 from ..errors import UsageError
-from ..validate import INTERNAL_ERROR, Options, RecordResult
+from ..validate import INTERNAL_ERROR, MAX_RECORD_BYTES, Options, RecordResult
 from . import EXIT_FAILED, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, _validate_html
 from ._common import display_name, load_json, read_input
 from ._validate_report import FORMATS, Sink, Summary, make_sink
@@ -79,6 +79,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--check-formats", action="store_true", help="check JSON-Schema `format` keywords too")
     p.add_argument("--no-round-trip", action="store_true", help="skip the render → parse round trip (HT504)")
+    p.add_argument(
+        "--max-record-bytes",
+        type=_positive,
+        default=MAX_RECORD_BYTES,
+        metavar="N",
+        help=f"a longer record (JSONL line, ChatML record) is not read: HT612 (default {MAX_RECORD_BYTES})",
+    )
     dataset_hooks.add_arguments(p)  # issue 16: column mapping, --engine ray
     p.set_defaults(func=run_validate)
 
@@ -148,6 +155,17 @@ def _status(summary: Summary, fail_on: str) -> int:
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
+def _positive(text: str) -> int:
+    """An ``argparse`` type: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def run_validate(args: argparse.Namespace) -> int:
     """Validate every PATH; print the findings; the exit status says what was found (see the module)."""
     if args.tools == "-" and "-" in args.paths:
@@ -164,6 +182,7 @@ def run_validate(args: argparse.Namespace) -> int:
         round_trip=not args.no_round_trip,
         text_column=args.text_column,
         keep_records=args.format == "html",  # the HTML report shows each record with findings
+        max_record_bytes=args.max_record_bytes,
     )
     html = _validate_html.settings(args)
     dataset_hooks.columns_of(args)  # a bad combination of column options fails before reading

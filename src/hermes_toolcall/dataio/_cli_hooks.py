@@ -70,4 +70,4 @@ def results(path: str, args: argparse.Namespace, options: Options) -> Iterator[R
 
         yield from run_ray(path, options, columns=columns)
         return
-    yield from run(iter_input(path, args.input_format, columns), options, jobs=args.jobs)
+    yield from run(iter_input(path, args.input_format, columns, options.max_record_bytes), options, jobs=args.jobs)

@@ -2,24 +2,29 @@
 
 The kind comes from the first bytes (``kind_of``), never from a name, and nothing seeks: standard
 input compressed with ``zstd -c`` or ``gzip -c`` is read exactly as the same bytes in a file are.
-A stream that stops before its end-of-stream marker (a cut download, a full disk while writing) or
-holds bytes that are not of its format is an error, never a silent end of the dataset: gzip, bzip2
-and xz say so themselves; zstd frames are decoded here with ``decompressobj`` so that a frame cut
-short is noticed (``zstandard``'s ``stream_reader`` ends quietly at the cut).
+An input is checked to its last byte, whatever the codec: a stream that stops before its end marker
+(a cut download, a full disk while writing), a corrupt stream (the second of a file that ``pbzip2``,
+``pigz`` or ``cat`` wrote as several streams included), and bytes after the last stream that are not
+a stream (bar the NUL padding gzip and xz allow) are damage, never a silent end of the dataset. Every
+codec is run here, stream by stream, through its one-shot decoder (``zlib``, ``bz2``, ``lzma``,
+``zstandard``), because the library readers end quietly at some of these (``BZ2File`` and ``LZMAFile``
+stop at a damaged second stream or at trailing bytes; ``zstandard``'s ``stream_reader`` at a cut) and
+lose what they decoded just before the damage. The damage is raised only once every byte decoded
+before it was read, so each record that was whole before it is reported (issue 30).
 """
 
 from __future__ import annotations
 
 import bz2
-import gzip
 import io
 import lzma
+import zlib
 from typing import Any, BinaryIO, ClassVar, Literal, cast
 
 from ..errors import InputError
 from ._extras import require
 
-__all__ = ["COMPRESSED", "CORRUPT", "Compression", "CorruptInputError", "decompress", "kind_of"]
+__all__ = ["COMPRESSED", "CORRUPT", "Compression", "CorruptInputError", "Damaged", "decompress", "kind_of"]
 
 Compression = Literal["gzip", "zstd", "bz2", "xz"]
 COMPRESSED: tuple[tuple[bytes, Compression], ...] = (
@@ -78,47 +83,141 @@ def _bzip2_header(head: bytes) -> bool:
     ) and len(rest) >= 4
 
 
-class _Zstd(io.RawIOBase):
-    """zstd frames, one after the other, from a binary stream; a frame cut short raises ``EOFError``."""
+class Damaged(ValueError):
+    """The compressed input is cut short, corrupt, or followed by bytes of no stream (``decompress``)."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+
+# the start of every stream of each kind (a stream after the first must begin with it)
+_MAGIC: dict[Compression, bytes] = {kind: magic for magic, kind in COMPRESSED}
+# what may follow the last stream: gzip (as gzip and Python's gzip) and xz (its stream padding, in
+# groups of four) allow NUL bytes; bzip2 and zstd nothing
+_PADDING: dict[Compression, int] = {"gzip": 1, "xz": 4, "bz2": 0, "zstd": 0}
+# compressed bytes handed to the decoder in one call: on damage, what that call decoded is lost with
+# it (the codecs raise without their partial output), so a call covers little; the streams' ends are
+# found exactly (the next stream, or the bytes after the last one, are another call)
+_PIECE = 1 << 14
+
+
+def _decoder(kind: Compression) -> tuple[Any, tuple[type[BaseException], ...]]:
+    """A decoder of one stream of ``kind`` (``decompress``, ``eof``, ``unused_data``) and its errors."""
+    if kind == "gzip":
+        return zlib.decompressobj(wbits=31), (zlib.error,)
+    if kind == "bz2":
+        return bz2.BZ2Decompressor(), (OSError, ValueError)
+    if kind == "xz":
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ), (lzma.LZMAError,)
+    zstd = require("zstandard")
+    return zstd.ZstdDecompressor().decompressobj(), (zstd.ZstdError,)
+
+
+_ORDINAL = {1: "first", 2: "second", 3: "third"}
+_ARTICLE = {"gzip": "a", "bz2": "a", "xz": "an", "zstd": "a"}
+
+
+class _Streams(io.RawIOBase):
+    """The decompressed bytes of the streams of one kind in a binary input, one after another, checked
+    to its last byte: a stream cut short, a corrupt stream (the second of a ``pbzip2`` or ``cat``-ed
+    file included) and bytes after the last stream that are not one (bar the padding the format allows)
+    all raise ``Damaged``, but only once every byte decoded before the damage has been read: a record
+    whole before the damage is always read first.
+    """
+
+    def __init__(self, raw: BinaryIO, kind: Compression) -> None:
         self._raw = raw
-        self._zstd = require("zstandard")
-        self._obj: Any = self._zstd.ZstdDecompressor().decompressobj()
+        self._read = getattr(raw, "read1", None) or raw.read
+        self._kind = kind
+        self._magic = _MAGIC[kind]
+        self._decoder: Any = None  # None: between streams (before the first, or after one ended)
+        self._errors: tuple[type[BaseException], ...] = ()
+        self._streams = 0
+        self._input = b""  # compressed bytes read and not decoded yet
+        self._offset = 0  # compressed bytes decoded (or skipped as padding) so far
+        self._padding = 0  # NUL bytes after the last stream so far
         self._out = b""
         self._at = 0  # bytes of ``_out`` already handed out
-        self._pending = False  # bytes of a frame were fed and its end not seen yet
-        self._done = False
+        self._damage: Damaged | None = None
+        self._eof = False
 
     def readable(self) -> bool:
         return True
 
+    def _stream(self) -> str:
+        return f"{_ORDINAL.get(self._streams, f'#{self._streams}')} {self._kind} stream"
+
+    def _more(self) -> bool:
+        """Read more compressed bytes; False at the end of the input."""
+        data = self._read(_CHUNK)
+        if not data:
+            return False
+        self._input = self._input + data if self._input else data
+        return True
+
+    def _between(self) -> None:
+        """Between streams: padding, the next stream's start, or the end; damage when it is none of them."""
+        step = _PADDING[self._kind]
+        while True:
+            data = self._input
+            if step:
+                n = len(data) - len(data.lstrip(b"\0"))
+                if n:
+                    self._padding += n
+                    self._offset += n
+                    self._input = data = data[n:]
+            if not data:
+                if self._more():
+                    continue
+                self._eof = True
+                if not self._streams:
+                    self._damage = Damaged(f"no {self._kind} stream")
+                elif step > 1 and self._padding % step:
+                    self._damage = Damaged(f"{self._padding} NUL bytes after the last stream (a multiple of {step})")
+                return
+            if len(data) < len(self._magic) and self._magic.startswith(data) and self._more():
+                continue
+            if not data.startswith(self._magic):
+                what = f"{len(data)}+ bytes" if len(data) >= _CHUNK else f"{len(data)} bytes"
+                stream = f"{_ARTICLE[self._kind]} {self._kind} stream"
+                self._damage = Damaged(f"{what} after the {self._stream()} are not {stream} (byte {self._offset})")
+                return
+            if step > 1 and self._padding % step:
+                self._damage = Damaged(f"{self._padding} NUL bytes between streams (a multiple of {step})")
+                return
+            self._decoder, self._errors = _decoder(self._kind)
+            self._streams += 1
+            self._padding = 0
+            return
+
     def _fill(self) -> None:
-        read1 = getattr(self._raw, "read1", None)
         if self._at == len(self._out):
             self._out, self._at = b"", 0
-        while not self._out and not self._done:
-            data = read1(_CHUNK) if read1 is not None else self._raw.read(_CHUNK)
-            if not data:
-                self._done = True
-                if self._pending:
-                    raise EOFError("the last zstd frame ends before its end marker")
+        while not self._out and self._damage is None and not self._eof:
+            if self._decoder is None:
+                self._between()
+                continue
+            if not self._input and not self._more():
+                self._eof = True
+                self._damage = Damaged(f"the {self._stream()} is cut short (it ends at byte {self._offset})")
                 return
-            while data:
-                self._pending = True
-                try:
-                    self._out += self._obj.decompress(data)
-                except self._zstd.ZstdError as exc:
-                    raise ValueError(f"not a valid zstd stream ({exc})") from exc
-                if not self._obj.eof:
-                    break
-                data = self._obj.unused_data  # the next frame starts in this chunk
-                self._obj = self._zstd.ZstdDecompressor().decompressobj()
-                self._pending = False
+            piece, self._input = self._input[:_PIECE], self._input[_PIECE:]
+            try:
+                out = self._decoder.decompress(piece)
+            except self._errors as exc:
+                self._damage = Damaged(f"the {self._stream()} is corrupt near byte {self._offset}: {exc}")
+                return
+            if self._decoder.eof:
+                unused = self._decoder.unused_data
+                self._offset += len(piece) - len(unused)
+                self._input = unused + self._input
+                self._decoder = None
+            else:
+                self._offset += len(piece)
+            self._out = out
 
     def readinto(self, buffer: Any) -> int:
         self._fill()
         n = min(len(buffer), len(self._out) - self._at)
+        if not n and self._damage is not None:
+            raise self._damage
         buffer[:n] = memoryview(self._out)[self._at : self._at + n]
         self._at += n
         return n
@@ -127,22 +226,16 @@ class _Zstd(io.RawIOBase):
 def decompress(raw: BinaryIO, kind: Compression) -> BinaryIO:
     """A buffered binary stream of the decompressed bytes of ``raw`` (read once, never sought).
 
-    Reading it raises ``EOFError`` when the stream is cut short, ``OSError`` or ``ValueError`` when it
-    is corrupt (the callers turn these into ``CorruptInputError``).
+    Reading it raises ``Damaged`` (a ``ValueError``) at the damage, once the bytes decoded before it were
+    read (the callers turn it into ``CorruptInputError``).
 
     Raises:
         UsageError: zstd is needed and ``zstandard`` is not installed (names the extra).
 
+    >>> import gzip
     >>> decompress(io.BytesIO(gzip.compress(b"hi")), "gzip").read()
     b'hi'
     """
-    stream: Any
-    if kind == "gzip":
-        stream = gzip.GzipFile(fileobj=raw, mode="rb")
-    elif kind == "bz2":
-        stream = bz2.BZ2File(raw, mode="rb")
-    elif kind == "xz":
-        stream = lzma.LZMAFile(raw, mode="rb")
-    else:
-        stream = _Zstd(raw)
-    return cast(BinaryIO, io.BufferedReader(cast(Any, stream), buffer_size=_CHUNK))
+    if kind == "zstd":
+        require("zstandard")
+    return cast(BinaryIO, io.BufferedReader(cast(Any, _Streams(raw, kind)), buffer_size=_CHUNK))

@@ -18,13 +18,14 @@ from typing import Any
 
 from ..errors import HermesError, UsageError
 from ..validate import InputFormat, Options, RawRecord, RecordResult, check_record
+from ._compressed import CorruptInputError
 from ._extras import require
 from ._rows import NO_MAPPING, Columns
 from ._sources import iter_input, sniff
 
 __all__ = ["ray_cluster", "run_ray"]
 
-_FIELDS = ("number", "line", "end", "kind", "text", "error")
+_FIELDS = ("number", "line", "end", "kind", "text", "error", "oversize")
 
 
 @contextlib.contextmanager
@@ -67,25 +68,44 @@ def _table(records: list[RawRecord]) -> Any:
             "kind": pa.array([r.kind for r in records], pa.string()),
             "text": pa.array([r.text for r in records], pa.large_string()),
             "error": pa.array([r.error for r in records], pa.string()),
+            "oversize": pa.array([r.oversize for r in records], pa.int64()),
         }
     )
 
 
-def _read_task(path: str, input_format: InputFormat, columns: Columns, groups: list[int] | None, size: int) -> Any:
+# a read task that stops at an input error (a damaged archive: HT611; an unreadable input) does not fail:
+# it ends with one row of this kind after the records it read, and the driver raises the error when its
+# turn comes, after every finding before it (a failed Ray task would lose its block and print tracebacks)
+_STOP = {"damage": CorruptInputError, "usage": UsageError}
+
+
+def _read_task(
+    path: str, input_format: InputFormat, columns: Columns, groups: list[int] | None, size: int, limit: int
+) -> Any:
     def read() -> Iterator[Any]:
         if groups is None:
-            records: Iterator[RawRecord] = iter_input(path, input_format, columns)
+            records: Iterator[RawRecord] = iter_input(path, input_format, columns, limit)
         else:
             from ._parquet import iter_parquet_rows
             from ._rows import row_record
 
             records = (row_record(n, row, columns, end) for n, row, end in iter_parquet_rows(path, columns, groups))
         block: list[RawRecord] = []
-        for r in records:
-            block.append(r)
-            if len(block) >= size:
-                yield _table(block)
-                block = []
+        last = 0
+        stop: RawRecord | None = None
+        try:
+            for r in records:
+                block.append(r)
+                last = r.number
+                if len(block) >= size:
+                    yield _table(block)
+                    block = []
+        except (CorruptInputError, UsageError) as exc:
+            kind = "damage" if isinstance(exc, CorruptInputError) else "usage"
+            message = exc.message if isinstance(exc, CorruptInputError) else str(exc)
+            stop = RawRecord(number=last + 1, line=0, end=0, kind=kind, text=message)  # type: ignore[arg-type]
+        if stop is not None:
+            block.append(stop)
         if block:
             yield _table(block)
 
@@ -95,8 +115,8 @@ def _read_task(path: str, input_format: InputFormat, columns: Columns, groups: l
 class _Source:
     """A Ray Data datasource over one dataset input (read tasks built in ``get_read_tasks``)."""
 
-    def __init__(self, path: str, input_format: InputFormat, columns: Columns, block: int) -> None:
-        self.path, self.input_format, self.columns, self.block = path, input_format, columns, block
+    def __init__(self, path: str, input_format: InputFormat, columns: Columns, block: int, limit: int) -> None:
+        self.path, self.input_format, self.columns, self.block, self.limit = path, input_format, columns, block, limit
 
     def datasource(self) -> Any:
         from ray.data.block import BlockMetadata
@@ -122,7 +142,10 @@ class _Source:
                     splits = [None]
                 meta = BlockMetadata(num_rows=None, size_bytes=None, input_files=None, exec_stats=None)
                 return [
-                    ReadTask(_read_task(source.path, source.input_format, source.columns, s, source.block), meta)
+                    ReadTask(
+                        _read_task(source.path, source.input_format, source.columns, s, source.block, source.limit),
+                        meta,
+                    )
                     for s in splits
                 ]
 
@@ -135,6 +158,11 @@ def _check_block(batch: Any, options: Options) -> Any:
     numbers, ends, found = [], [], []
     for k in range(batch.num_rows):
         raw = RawRecord(**{name: cols[name][k] for name in _FIELDS})
+        if raw.kind in _STOP:  # the end of a read task that stopped at an input error: passed on as it is
+            numbers.append(raw.number)
+            ends.append(-1)
+            found.append(pickle.dumps((raw.kind, raw.text), protocol=pickle.HIGHEST_PROTOCOL))
+            continue
         result = check_record(raw, options)
         numbers.append(result.number)
         ends.append(result.end)
@@ -173,22 +201,29 @@ def run_ray(
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
-    source = _Source(str(path), options.input_format, columns, block).datasource()
+    source = _Source(str(path), options.input_format, columns, block, options.max_record_bytes).datasource()
     ds = data.read_datasource(source, label_selector=here).map_batches(
         _check_block, fn_kwargs={"options": options}, batch_format="pyarrow", batch_size=None, zero_copy_batch=True
     )
     expected = 1
     pending: dict[int, RecordResult] = {}
+    stops: dict[int, HermesError] = {}
     try:
         for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
             numbers = batch.column("number").to_pylist()
             ends = batch.column("end").to_pylist()
             for number, end, blob in zip(numbers, ends, batch.column("findings").to_pylist(), strict=True):
-                findings, raw = pickle.loads(blob)  # raw: the record, kept for an HTML report (keep_records)
-                pending[number] = RecordResult(number=number, end=end, findings=findings, raw=raw)
+                if end == -1:
+                    kind, message = pickle.loads(blob)
+                    stops[number] = _STOP[kind](message)
+                else:
+                    findings, raw = pickle.loads(blob)  # raw: the record, kept for an HTML report (keep_records)
+                    pending[number] = RecordResult(number=number, end=end, findings=findings, raw=raw)
             while expected in pending:
                 yield pending.pop(expected)
                 expected += 1
+            if expected in stops:
+                raise stops[expected]
     except HermesError:
         raise
     except Exception as exc:  # a task failed: its cause (a UsageError from a reader) is inside Ray's error

@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, cast
 
 from ..errors import UsageError
-from ..validate import InputFormat, RawRecord, display_name, iter_records, open_input, peek, records_from_handle
+from ..validate import (
+    MAX_RECORD_BYTES,
+    InputFormat,
+    RawRecord,
+    display_name,
+    iter_records,
+    open_input,
+    peek,
+    records_from_handle,
+)
 from ._compressed import Compression, CorruptInputError, decompress, kind_of
 from ._extras import require
 from ._rows import NO_MAPPING, Columns, row_record
@@ -95,12 +104,17 @@ def compressed_stream(path: str | Path, kind: Compression) -> tuple[BinaryIO, Bi
 
 
 def _decompressed_records(
-    stream: BinaryIO, raw: BinaryIO | None, name: str, kind: Compression, input_format: InputFormat
+    stream: BinaryIO,
+    raw: BinaryIO | None,
+    name: str,
+    kind: Compression,
+    input_format: InputFormat,
+    limit: int = MAX_RECORD_BYTES,
 ) -> Iterator[RawRecord]:
     """The records of a decompressed stream; progress in compressed bytes when ``raw`` can tell."""
     last = 0
     try:
-        for record in records_from_handle(stream, name, input_format):
+        for record in records_from_handle(stream, name, input_format, limit):
             last = record.number
             yield record if raw is None else replace(record, end=raw.tell())
     except UsageError:
@@ -110,16 +124,16 @@ def _decompressed_records(
         raise CorruptInputError(f"{name}: {kind} stream is corrupt or truncated {where}: {exc}") from exc
 
 
-def _compressed(path: str | Path, kind: Compression, input_format: InputFormat) -> Iterator[RawRecord]:
+def _compressed(path: str | Path, kind: Compression, input_format: InputFormat, limit: int) -> Iterator[RawRecord]:
     stream, raw = compressed_stream(path, kind)
     try:
-        yield from _decompressed_records(stream, raw, display_name(path), kind, input_format)
+        yield from _decompressed_records(stream, raw, display_name(path), kind, input_format, limit)
     finally:
         stream.close()
         raw.close()
 
 
-def _stdin(input_format: InputFormat) -> Iterator[RawRecord]:
+def _stdin(input_format: InputFormat, limit: int) -> Iterator[RawRecord]:
     """Standard input, read once: its first bytes say whether it is compressed (replayed, not sought)."""
     name = display_name("-")
     with open_input("-") as fh:
@@ -134,11 +148,11 @@ def _stdin(input_format: InputFormat) -> Iterator[RawRecord]:
         kind = kind_of(head)
         if kind is None:
             try:
-                yield from records_from_handle(stream, name, input_format)
+                yield from records_from_handle(stream, name, input_format, limit)
             except OSError as exc:
                 raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
             return
-        yield from _decompressed_records(decompress(stream, kind), None, name, kind, input_format)
+        yield from _decompressed_records(decompress(stream, kind), None, name, kind, input_format, limit)
 
 
 def _hub_dataset(spec: str) -> Any:
@@ -178,7 +192,10 @@ def iter_rows(path: str | Path, columns: Columns = NO_MAPPING) -> Iterator[tuple
 
 
 def iter_input(
-    path: str | Path, input_format: InputFormat = "auto", columns: Columns = NO_MAPPING
+    path: str | Path,
+    input_format: InputFormat = "auto",
+    columns: Columns = NO_MAPPING,
+    max_record_bytes: int = MAX_RECORD_BYTES,
 ) -> Iterator[RawRecord]:
     """The records of any dataset input, in order (the readers ``validate`` and ``convert-dataset`` share).
 
@@ -187,6 +204,7 @@ def iter_input(
             folder, ``hf://NAME[:SPLIT]``, or ``-`` for standard input (plain or compressed).
         input_format: ``auto``, ``openai``, ``sharegpt`` or ``chatml`` (ChatML only for text files).
         columns: the column mapping (for Parquet and datasets; for JSONL, each record is re-encoded).
+        max_record_bytes: a longer JSONL line or ChatML record is not read (``RawRecord.oversize``, HT612).
 
     Raises:
         UsageError: the input cannot be read, needs an extra that is not installed, or does not fit
@@ -210,11 +228,11 @@ def iter_input(
         return
     records: Iterator[RawRecord]
     if str(path) == "-":
-        records = _stdin(input_format)
+        records = _stdin(input_format, max_record_bytes)
     elif kind == "plain":
-        records = iter_records(path, input_format)
+        records = iter_records(path, input_format, max_record_bytes)
     else:
-        records = _compressed(path, cast(Compression, kind), input_format)
+        records = _compressed(path, cast(Compression, kind), input_format, max_record_bytes)
     if not columns.mapped or columns.text is not None:  # a text column is read from the line as written
         yield from records
         return

@@ -5,12 +5,22 @@ The HT3xx–HT6xx codes are declared in ``hermes_toolcall._validation_codes`` (`
 from __future__ import annotations
 
 from ._api import Selector, ValidationReport, validate, validate_conversation, validate_record
-from ._datasets import InputFormat, RawRecord, display_name, iter_records, open_input, peek, records_from_handle
+from ._datasets import (
+    MAX_RECORD_BYTES,
+    InputFormat,
+    RawRecord,
+    display_name,
+    iter_records,
+    open_input,
+    peek,
+    records_from_handle,
+)
 from ._runner import INTERNAL_ERROR, Located, Options, RecordResult, check_record, run
 from ._view import Where
 
 __all__ = [
     "INTERNAL_ERROR",
+    "MAX_RECORD_BYTES",
     "InputFormat",
     "Located",
     "Options",

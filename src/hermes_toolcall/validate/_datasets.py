@@ -11,6 +11,11 @@ there (they write ``<|im_end|>`` and one newline, or none), so one rendered conv
 record. ``\\r\\n`` line endings are read as ``\\n`` (lines and columns still point at the original
 bytes: only the ``\\r`` before each newline is dropped).
 
+A record is read only up to ``max_record_bytes`` (``MAX_RECORD_BYTES``, 64 MiB, by default): a longer one
+(a JSONL line, a ChatML record) is passed over without being held, as a record whose ``oversize`` says
+how many bytes it had (HT612), so one line of a small archive that expands without bound cannot take
+the memory (issue 30).
+
 Other readers (compressed files, Parquet, …) plug in with ``register_reader``: a ``Reader`` says from
 the first bytes whether it reads the input, and turns the handle into records.
 """
@@ -28,6 +33,7 @@ from typing import Any, BinaryIO, Literal
 from ..errors import UsageError
 
 __all__ = [
+    "MAX_RECORD_BYTES",
     "READERS",
     "FileFormat",
     "InputFormat",
@@ -46,6 +52,8 @@ InputFormat = Literal["auto", "openai", "sharegpt", "chatml"]
 FileFormat = Literal["jsonl", "chatml", "object"]
 
 _PEEK = 1 << 16
+#: The largest record read by default (``validate --max-record-bytes``): a longer one is HT612, not read.
+MAX_RECORD_BYTES = 64 << 20
 _BLANK = b"\xef\xbb\xbf \t\r\n"
 
 
@@ -56,7 +64,8 @@ class RawRecord:
     ``kind`` is ``jsonl`` (``text`` is one JSON line), ``chatml`` (``text`` is a transcript) or
     ``object`` (``data`` is the record, already decoded, e.g. a Parquet row; ``line`` is its row
     number); ``end`` is the byte offset in the input after the record (for progress); ``error`` is
-    set when the bytes are not UTF-8.
+    set when the bytes are not UTF-8; ``oversize`` is the size in bytes of a record longer than the
+    limit, which was not read (``text`` is then empty).
     """
 
     number: int
@@ -66,6 +75,7 @@ class RawRecord:
     end: int
     error: str | None = None
     data: Any = None
+    oversize: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,13 +226,16 @@ def detect_format(path: str | Path, input_format: InputFormat = "auto") -> Liter
     return _layout(head, display_name(path), input_format)
 
 
-def records_from_handle(fh: BinaryIO, name: str, input_format: InputFormat = "auto") -> Iterator[RawRecord]:
+def records_from_handle(
+    fh: BinaryIO, name: str, input_format: InputFormat = "auto", max_record_bytes: int = MAX_RECORD_BYTES
+) -> Iterator[RawRecord]:
     """The records of an open binary handle: a registered reader when one claims it, else JSONL/ChatML.
 
     Args:
         fh: the input, at its start (read once, from here to its end).
         name: how findings name the input.
         input_format: ``auto`` (detect), ``openai``, ``sharegpt`` or ``chatml``.
+        max_record_bytes: a longer JSONL line or ChatML record is not read (``RawRecord.oversize``).
 
     Raises:
         UsageError: the input is one JSON array.
@@ -237,17 +250,20 @@ def records_from_handle(fh: BinaryIO, name: str, input_format: InputFormat = "au
             yield from reader.read(stream, name, input_format)
             return
     if _layout(head, name, input_format) == "jsonl":
-        yield from _jsonl(stream)
+        yield from _jsonl(stream, max_record_bytes)
     else:
-        yield from _chatml(stream)
+        yield from _chatml(stream, max_record_bytes)
 
 
-def iter_records(path: str | Path, input_format: InputFormat = "auto") -> Iterator[RawRecord]:
+def iter_records(
+    path: str | Path, input_format: InputFormat = "auto", max_record_bytes: int = MAX_RECORD_BYTES
+) -> Iterator[RawRecord]:
     """Yield the records of a dataset file (or ``-``, standard input) one at a time.
 
     Args:
         path: a JSONL file (one OpenAI or ShareGPT record per line; blank lines skipped) or a ChatML text.
         input_format: ``auto`` (detect), ``openai``, ``sharegpt`` or ``chatml``.
+        max_record_bytes: a longer record is not read (``RawRecord.oversize``, HT612).
 
     Raises:
         UsageError: the file cannot be read.
@@ -261,7 +277,7 @@ def iter_records(path: str | Path, input_format: InputFormat = "auto") -> Iterat
     """
     with open_input(path) as fh:
         try:
-            yield from records_from_handle(fh, display_name(path), input_format)
+            yield from records_from_handle(fh, display_name(path), input_format, max_record_bytes)
         except OSError as exc:
             raise UsageError(f"cannot read {display_name(path)}: {exc.strerror or exc}") from exc
 
@@ -273,11 +289,50 @@ def _decode(data: bytes) -> tuple[str, str | None]:
         return data.decode("utf-8", errors="replace"), f"not UTF-8 at byte {exc.start}"
 
 
-def _jsonl(fh: BinaryIO) -> Iterator[RawRecord]:
+_EDGE = 64  # the bytes of each end of a line too long to hold that are kept (its start and its end)
+
+
+def _lines(fh: BinaryIO, limit: int) -> Iterator[tuple[bytes, int, bool]]:
+    """(line, its size in bytes, whether it was held whole) for each line of ``fh``.
+
+    A line longer than ``limit`` is read in pieces and not held: in its place come its first and last
+    bytes (what a ChatML record's boundaries are read from), and False. No more than ``limit`` bytes of
+    one line are ever held.
+    """
+    readline = fh.readline
+    while True:
+        data = readline(limit + 1)
+        if not data:
+            return
+        if len(data) <= limit:
+            yield data, len(data), True
+            continue
+        size = len(data)
+        head, tail = data[:_EDGE], data[-_EDGE:]
+        while not data.endswith(b"\n"):
+            data = readline(_PEEK)
+            if not data:
+                break
+            size += len(data)
+            if len(head) < _EDGE:
+                head = (head + data)[:_EDGE]
+            tail = (tail + data)[-_EDGE:]
+        yield head + tail, size, False  # (the two overlap in a line under 2 * _EDGE: no matter)
+
+
+def _too_large(number: int, line: int, end: int, kind: FileFormat, size: int) -> RawRecord:
+    return RawRecord(number=number, line=line, text="", kind=kind, end=end, oversize=size)
+
+
+def _jsonl(fh: BinaryIO, limit: int = MAX_RECORD_BYTES) -> Iterator[RawRecord]:
     number = 0
     offset = 0
-    for lineno, data in enumerate(fh, 1):
-        offset += len(data)
+    for lineno, (data, size, whole) in enumerate(_lines(fh, limit), 1):
+        offset += size
+        if not whole:
+            number += 1
+            yield _too_large(number, lineno, offset, "jsonl", size)
+            continue
         if not data.strip():
             continue
         number += 1
@@ -294,26 +349,34 @@ def _chatml_record(number: int, line: int, buf: list[bytes], end: int) -> RawRec
     return RawRecord(number=number, line=line, text=text.replace("\r\n", "\n"), kind="chatml", end=end, error=error)
 
 
-def _chatml(fh: BinaryIO) -> Iterator[RawRecord]:
+def _chatml(fh: BinaryIO, limit: int = MAX_RECORD_BYTES) -> Iterator[RawRecord]:
     number = 0
     offset = 0
     start_line = 1
     buf: list[bytes] = []
+    size = 0  # bytes of the record so far
+    over = False  # the record is longer than the limit: its lines are counted, not kept
     content = False  # the record so far holds a non-blank line
     separated = False  # a blank line followed a line ending in <|im_end|>
     last_nonblank = b""
-    for lineno, data in enumerate(fh, 1):
+    for lineno, (data, length, whole) in enumerate(_lines(fh, limit), 1):
         if separated and content and data.startswith(b"<|im_start|>"):
             number += 1
-            yield _chatml_record(number, start_line, buf, offset)
-            buf, content = [], False
+            yield (_too_large(number, start_line, offset, "chatml", size) if over
+                   else _chatml_record(number, start_line, buf, offset))
+            buf, content, size, over = [], False, 0, False
             start_line = lineno
-        buf.append(data)
-        offset += len(data)
+        size += length
+        offset += length
+        if (size > limit or not whole) and not over:  # too long: the rest of the record is counted, not kept
+            over, buf = True, []
+        if not over:
+            buf.append(data)
         if data.strip():
             last_nonblank, content, separated = data, True, False
         elif last_nonblank.rstrip().endswith(b"<|im_end|>"):
             separated = True
     if content:
         number += 1
-        yield _chatml_record(number, start_line, buf, offset)
+        yield (_too_large(number, start_line, offset, "chatml", size) if over
+               else _chatml_record(number, start_line, buf, offset))

@@ -23,7 +23,7 @@ from .._model import Diagnostic, Span, ToolsBlock, Transcript
 from ..errors import DecodeError, InputError
 from ._api import Selector, ValidationReport, record_report, validate_conversation
 from ._build import from_transcript
-from ._datasets import InputFormat, RawRecord
+from ._datasets import MAX_RECORD_BYTES, InputFormat, RawRecord
 from ._engines import parse_transcript
 from ._view import Where
 
@@ -47,6 +47,8 @@ class Options:
     field: the text is checked as a transcript (a ChatML file's checks), findings say where in it."""
     keep_records: bool = False
     """A result with findings carries its record (``RecordResult.raw``), for a report that shows it (HTML)."""
+    max_record_bytes: int = MAX_RECORD_BYTES
+    """A longer record (a JSONL line, a ChatML record) is not read: HT612 (``--max-record-bytes``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -222,7 +224,14 @@ def _record_error(raw: RawRecord, code: str, message: str, position: int, *, hin
 
 
 def internal_error(raw: RawRecord, exc: BaseException, *, what: str = "") -> RecordResult:
-    """The finding for a record the checker failed on (HT604): what failed, and a request to report it."""
+    """The finding for a record the checker failed on (HT604): what failed, and a request to report it.
+
+    A ``RecursionError``'s text says where the limit was hit (``in comparison``, ``while calling a Python
+    object``), which depends on the worker's own stack (a process pool's, a Ray worker's): it is not
+    quoted, so every engine reports the same finding.
+    """
+    if isinstance(exc, RecursionError) and not what:
+        what = "RecursionError: maximum recursion depth exceeded"
     what = what or (f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     if len(what) > 200:
         what = what[:200] + "…"
@@ -252,6 +261,12 @@ def _joined(transcript: Transcript) -> list[Any]:
 
 
 def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult:
+    if raw.oversize:
+        if not selector.allows("HT612"):
+            return _result(raw, ())
+        return _record_error(
+            raw, "HT612", f"the record is {raw.oversize:,} bytes, over the limit of {options.max_record_bytes:,} "
+            "(--max-record-bytes): not read, not checked", 0)
     if raw.error is not None:
         if not selector.allows("HT601"):
             return _result(raw, ())
