@@ -3,6 +3,13 @@
     .venv/bin/python bench/stream.py            # all workloads
     .venv/bin/python bench/stream.py --quick    # smaller inputs (smoke run)
 
+    .venv/bin/python bench/stream.py --openai-memory 30000,240000 [--before REV]
+
+``--openai-memory`` runs ``hermes-toolcall stream --format openai`` on call-dense completions of that many
+calls (about 110 characters each, read from a file) in fresh processes and prints the peak resident
+memory of each (``ru_maxrss``, best of two); with ``--before REV`` the same runs of revision REV's
+package too, alternated (issue 30: the chunker kept every call, about 0.33 KB each).
+
 The baseline is what current servers do (vLLM / SGLang hermes parsers): on every delta, append it to
 the buffer of the current message, re-scan the whole buffer with a regex for ``<tool_call>`` blocks,
 heal the last (partial) JSON body by closing its open strings and brackets, decode it, and diff the
@@ -395,8 +402,54 @@ def before_after(rev: str, size: int, rep: int) -> None:
             )
 
 
+def _extract(rev: str) -> Path:
+    """Revision ``rev``'s ``src`` folder, extracted into a temporary folder."""
+    root = Path(__file__).resolve().parent.parent
+    target = Path(tempfile.mkdtemp(prefix="hermes-before-"))
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", rev, "src/hermes_toolcall"], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target / "src"
+
+
+def _rss_of(src: Path, path: Path) -> float:
+    """Peak RSS (MB) of ``stream --format openai`` on ``path`` with the package in ``src``."""
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    argv = [sys.executable, "-m", "hermes_toolcall", "stream", str(path), "--format", "openai", "--sequential-ids"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert status == 0, f"{argv} failed"
+    return usage.ru_maxrss / 1024
+
+
+def openai_memory(counts: Sequence[int], before: str | None) -> None:
+    """Peak RSS of ``stream --format openai`` on call-dense completions of ``counts`` calls."""
+    folder = Path(tempfile.mkdtemp())
+    trees = [("this tree", Path(__file__).resolve().parent.parent / "src")]
+    if before:
+        trees.insert(0, (f"before ({before})", _extract(before)))
+    print("stream --format openai, peak RSS (MB, best of two, fresh processes)")
+    print("| calls | input, MB | " + " | ".join(label for label, _ in trees) + " |")
+    print("|---|---|" + "---|" * len(trees))
+    for n in counts:
+        path = folder / f"calls-{n}.txt"
+        with open(path, "w", encoding="utf-8") as fh:
+            for piece in call_dense_chunks(n * 110, chunk_size=1 << 16):
+                fh.write(piece)
+        peaks: dict[str, list[float]] = {label: [] for label, _ in trees}
+        for _ in range(2):
+            for label, src in trees:
+                peaks[label].append(_rss_of(src, path))
+        cells = " | ".join(f"{min(peaks[label]):.0f}" for label, _ in trees)
+        print(f"| {n:,} | {path.stat().st_size / 1e6:.1f} | {cells} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--openai-memory", metavar="N,M", help="stream --format openai memory at these call counts")
     ap.add_argument("--quick", action="store_true", help="smaller inputs")
     ap.add_argument("--repeat", type=int, default=5, help="runs per measurement (the best is kept)")
     ap.add_argument("--budget", type=float, default=10.0, help="seconds before a baseline run is projected")
@@ -407,6 +460,9 @@ def main() -> int:
     args = ap.parse_args()
     size = 100_000 if args.quick else 1_000_000
     rep = args.repeat
+    if args.openai_memory:
+        openai_memory([int(x) for x in args.openai_memory.split(",")], args.before)
+        return 0
     if args.before:
         before_after(args.before, size, rep)
         return 0

@@ -58,9 +58,12 @@ def test_completion_calls_strip_content() -> None:
     parts = (text("Let me check.\n"), tcall("f", '{"a": 1}', "call_0"), text("\n"),
              InvalidToolCall(id="call_1", raw="<tool_call>x</tool_call>", span=S, code="HT103", message="bad"),
              tcall("g", "{}", "call_2", 1))
-    out = completion_to_openai(Completion(parts=parts, diagnostics=(), source=""))
+    out = completion_to_openai(Completion(parts=parts, diagnostics=(), source=""), invalid_calls="drop")
     assert out["content"] == "Let me check."
     assert [c["id"] for c in out["tool_calls"]] == ["call_0", "call_2"]
+    kept = completion_to_openai(Completion(parts=parts, diagnostics=(), source=""))  # the default: content
+    assert kept["content"] == "Let me check.\n\n<tool_call>x</tool_call>"
+    assert kept["tool_calls"] == out["tool_calls"]
     assert out["tool_calls"][0] == {"id": "call_0", "type": "function",
                                     "function": {"name": "f", "arguments": '{"a": 1}'}}
     only_calls = completion_to_openai(Completion(parts=(text("\n"), tcall("f", "{}", "c")), diagnostics=(),
@@ -187,7 +190,9 @@ def test_messages_render_like_their_openai_dicts() -> None:
 def test_open_final_turn_with_only_a_failed_call_is_kept() -> None:
     bad = InvalidToolCall(id="call_0", raw="<tool_call>{", span=S, code="HT102", message="cut", closed=False)
     src, turn = _turn("", "assistant", "<tool_call>{", (bad,), closed=False)
-    msgs = transcript_to_messages(Transcript(turns=(turn,), gaps=(), diagnostics=(), source=src))
+    msgs = transcript_to_messages(Transcript(turns=(turn,), gaps=(), diagnostics=(), source=src), invalid_calls="drop")
     assert msgs == (Message(role="assistant", content=""),)
+    msgs = transcript_to_messages(Transcript(turns=(turn,), gaps=(), diagnostics=(), source=src))
+    assert msgs == (Message(role="assistant", content="<tool_call>{"),)
     src, prompt = _turn("", "assistant", "", (), closed=False)
     assert transcript_to_messages(Transcript(turns=(prompt,), gaps=(), diagnostics=(), source=src)) == ()

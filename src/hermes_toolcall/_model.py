@@ -567,9 +567,16 @@ class Completion:
         """The diagnostics of severity ``error``."""
         return tuple(d for d in self.diagnostics if d.severity == "error")
 
-    def to_openai(self) -> dict[str, Any]:
-        """The OpenAI assistant message: role, content, reasoning_content, tool_calls."""
-        result: dict[str, Any] = _view().completion_to_openai(self)
+    def to_openai(self, *, invalid_calls: Literal["content", "drop"] = "content") -> dict[str, Any]:
+        """The OpenAI assistant message: role, content, reasoning_content, tool_calls.
+
+        ``invalid_calls``: the raw text of a call block that gave no call is ``content`` (the default, as
+        vLLM and SGLang pass it through) or is left out (``drop``); docs/parsing.md §9.
+
+        Raises:
+            UsageError: ``invalid_calls`` is neither.
+        """
+        result: dict[str, Any] = _view().completion_to_openai(self, invalid_calls=invalid_calls)
         return result
 
     def __repr__(self) -> str:
@@ -724,14 +731,15 @@ class Transcript:
         """Every tool object found in ``<tools>`` blocks of system turns."""
         return tuple(t for turn in self.turns for p in turn.parts if isinstance(p, ToolsBlock) for t in p.tools)
 
-    def to_messages(self) -> tuple[Message, ...]:
-        """The conversation as span-free messages (the OpenAI view as values)."""
-        result: tuple[Message, ...] = _view().transcript_to_messages(self)
+    def to_messages(self, *, invalid_calls: Literal["content", "drop"] = "content") -> tuple[Message, ...]:
+        """The conversation as span-free messages (the OpenAI view as values; ``invalid_calls`` as in
+        ``Completion.to_openai``)."""
+        result: tuple[Message, ...] = _view().transcript_to_messages(self, invalid_calls=invalid_calls)
         return result
 
-    def to_openai_messages(self) -> list[dict[str, Any]]:
-        """The conversation as OpenAI chat messages."""
-        result: list[dict[str, Any]] = _view().transcript_to_openai(self)
+    def to_openai_messages(self, *, invalid_calls: Literal["content", "drop"] = "content") -> list[dict[str, Any]]:
+        """The conversation as OpenAI chat messages (``invalid_calls`` as in ``Completion.to_openai``)."""
+        result: list[dict[str, Any]] = _view().transcript_to_openai(self, invalid_calls=invalid_calls)
         return result
 
     def to_request(self, *, dialect: str | None = None) -> dict[str, Any]:

@@ -7,7 +7,7 @@ Both parsing engines use this module; nothing here scans text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ._jsonio import dumps_spaced
 from ._model import (
@@ -26,6 +26,9 @@ from ._model import (
 from .errors import UsageError
 
 __all__ = [
+    "INVALID_CALLS",
+    "InvalidCalls",
+    "check_invalid_calls",
     "completion_to_openai",
     "message_to_openai",
     "messages_from_openai",
@@ -36,6 +39,36 @@ __all__ = [
 
 _WS = " \t\n\r"
 _REASONING_KEYS = ("reasoning_content", "thinking", "reasoning")
+
+
+#: What the OpenAI view does with the text of a call block that gave no call (``InvalidToolCall``):
+#: ``content`` (the default, as vLLM and SGLang pass a call they cannot parse through as text): its raw
+#: text is content, in its place (also for a block inside reasoning, ``calls_in_reasoning=True``: the
+#: stream cannot know a block is inside reasoning when the prompt opened it and nothing preceded the
+#: block); ``drop``: it is left out.
+InvalidCalls = Literal["content", "drop"]
+INVALID_CALLS: tuple[str, ...] = ("content", "drop")
+
+
+def check_invalid_calls(value: object) -> InvalidCalls:
+    """``value`` as an ``invalid_calls`` option.
+
+    Raises:
+        UsageError: anything but ``"content"`` or ``"drop"``.
+
+    >>> check_invalid_calls("drop")
+    'drop'
+    """
+    if value == "content" or value == "drop":
+        return value
+    raise UsageError(f"invalid_calls must be 'content' or 'drop', got {value!r}")
+
+
+def _with_invalid_text(parts: Sequence[Part]) -> Sequence[Part]:
+    """The parts with each ``InvalidToolCall`` read as the text it was written as (a ``Text`` part)."""
+    if not any(isinstance(p, InvalidToolCall) for p in parts):
+        return parts
+    return [Text(text=p.raw, span=p.span) if isinstance(p, InvalidToolCall) else p for p in parts]
 
 
 def _reasoning_text(parts: Sequence[Part]) -> str | None:
@@ -56,8 +89,12 @@ def _reasoning_text(parts: Sequence[Part]) -> str | None:
     return "\n".join(cleaned) or None
 
 
-def _assistant_fields(parts: Sequence[Part]) -> tuple[str | None, str | None, tuple[ToolCall, ...]]:
+def _assistant_fields(
+    parts: Sequence[Part], invalid_calls: InvalidCalls = "content"
+) -> tuple[str | None, str | None, tuple[ToolCall, ...]]:
     """(content, reasoning_content, valid calls) of an assistant body, per docs/parsing.md §9."""
+    if invalid_calls == "content":
+        parts = _with_invalid_text(parts)
     texts: list[str] = []
     reasoning_first = False
     seen_text = False
@@ -84,16 +121,16 @@ def _assistant_fields(parts: Sequence[Part]) -> tuple[str | None, str | None, tu
     return content, _reasoning_text(parts), calls
 
 
-def completion_to_openai(c: Completion) -> dict[str, Any]:
+def completion_to_openai(c: Completion, *, invalid_calls: InvalidCalls = "content") -> dict[str, Any]:
     """The OpenAI assistant message of a completion: always ``role``, ``content``, ``reasoning_content``,
-    ``tool_calls`` (a list, possibly empty).
+    ``tool_calls`` (a list, possibly empty). ``invalid_calls``: see ``InvalidCalls``.
 
     >>> from hermes_toolcall._model import Span
     >>> s = Span(start=0, end=2, line=1, column=1)
     >>> completion_to_openai(Completion(parts=(Text(text="Hi", span=s),), diagnostics=(), source="Hi"))
     {'role': 'assistant', 'content': 'Hi', 'reasoning_content': None, 'tool_calls': []}
     """
-    content, reasoning, calls = _assistant_fields(c.parts)
+    content, reasoning, calls = _assistant_fields(c.parts, check_invalid_calls(invalid_calls))
     return {
         "role": "assistant",
         "content": content,
@@ -117,7 +154,7 @@ def _only_results(turn: Turn) -> bool:
     return results
 
 
-def transcript_to_messages(t: Transcript) -> tuple[Message, ...]:
+def transcript_to_messages(t: Transcript, *, invalid_calls: InvalidCalls = "content") -> tuple[Message, ...]:
     """The conversation of a parsed transcript as span-free messages (docs/parsing.md §9).
 
     Tool messages bind to calls by position: each assistant turn with calls resets the queue of
@@ -131,13 +168,14 @@ def transcript_to_messages(t: Transcript) -> tuple[Message, ...]:
     >>> transcript_to_messages(Transcript(turns=(turn,), gaps=(), diagnostics=(), source=src))
     (Message(role='user', content='Hi', reasoning=None, tool_calls=(), tool_call_id=None, name=None),)
     """
+    check_invalid_calls(invalid_calls)
     out: list[Message] = []
     pending: list[str] = []
     last = len(t.turns) - 1
     for n, turn in enumerate(t.turns):
         role = turn.role
         if role == "assistant":
-            content, reasoning, calls = _assistant_fields(turn.parts)
+            content, reasoning, calls = _assistant_fields(turn.parts, invalid_calls)
             if (n == last and turn.end is None and not content and not calls and reasoning is None
                     and not any(isinstance(p, InvalidToolCall) for p in turn.parts)):
                 continue  # a generation prompt
@@ -226,13 +264,13 @@ def messages_to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def transcript_to_openai(t: Transcript) -> list[dict[str, Any]]:
+def transcript_to_openai(t: Transcript, *, invalid_calls: InvalidCalls = "content") -> list[dict[str, Any]]:
     """The conversation of a parsed transcript as OpenAI chat messages.
 
     >>> transcript_to_openai(Transcript(turns=(), gaps=(), diagnostics=(), source=""))
     []
     """
-    return messages_to_openai(transcript_to_messages(t))
+    return messages_to_openai(transcript_to_messages(t, invalid_calls=invalid_calls))
 
 
 def _content(value: Any, index: int) -> str | None:

@@ -11,8 +11,9 @@ Accumulated the way openai-python does (``ChatCompletionStreamState``, ``accumul
 
 - ``eager=False`` (the default): exactly, on every input and every chunking. Each call is sent whole
   (``id``, ``name`` and the complete ``arguments``) when its block ends valid; a block that ends
-  invalid sends nothing. Content whitespace is held back until non-whitespace follows (and dropped at
-  the end when the message has calls), which is all §9's whitespace rule needs.
+  invalid sends no call (its text is content, or nothing: ``invalid_calls`` below). Content whitespace
+  is held back until non-whitespace follows (and dropped at the end when the message has calls), which
+  is all §9's whitespace rule needs.
 - ``eager=True`` (opt-in): a call is announced at ``ToolCallStart``, as soon as its name is complete
   (and, with ``stream_arguments``, its raw arguments follow as they arrive). An announced call can still
   be **rejected** (the block ends invalid: cut off, bad arguments, a duplicate key) or **corrected**
@@ -21,6 +22,15 @@ Accumulated the way openai-python does (``ChatCompletionStreamState``, ``accumul
   ``rejected_tool_calls`` (``index``, ``id``, ``name``, ``code``, ``message``: drop that entry) and
   ``corrected_tool_calls`` (``index``, ``id``, ``function``: replace that entry). Without either key,
   the accumulated message equals ``to_openai()``.
+
+``invalid_calls`` is ``to_openai``'s option, streamed: with ``content`` (the default, as vLLM and SGLang
+do) the raw text of a block that ends invalid is sent as content when the block ends, so the chunks
+still accumulate to ``to_openai()``; with ``drop`` it is not sent (``to_openai(invalid_calls="drop")``).
+
+Memory: the chunker keeps only what a client still needs, whatever the stream's length: the calls
+announced and not ended yet (eager mode), the whitespace held back, and the rejected and corrected
+calls its last chunk lists; a call sent whole leaves nothing behind (``bench/stream.py``: ``stream
+--format openai`` holds the same peak memory from 30,000 to 240,000 calls).
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from ._events import (
     TurnEnd,
     TurnStart,
 )
+from ._openai import InvalidCalls, check_invalid_calls
 from .errors import HermesError, UsageError, internal_error
 
 __all__ = ["OpenAIChunker"]
@@ -61,6 +72,8 @@ class OpenAIChunker:
         created: the chunks' ``created`` timestamp.
         eager: announce calls at ``ToolCallStart`` (opt-in: an announced call may be rejected later,
             see the module docstring); by default each call is sent whole at its end.
+        invalid_calls: ``content`` (default): the raw text of a block that gave no call is sent as
+            content, as ``to_openai()`` has it; ``drop``: it is not sent.
 
     Raises:
         UsageError: an argument of the wrong type.
@@ -78,7 +91,13 @@ class OpenAIChunker:
     """
 
     def __init__(
-        self, *, completion_id: str = "chatcmpl-hermes", model: str = "hermes", created: int = 0, eager: bool = False
+        self,
+        *,
+        completion_id: str = "chatcmpl-hermes",
+        model: str = "hermes",
+        created: int = 0,
+        eager: bool = False,
+        invalid_calls: InvalidCalls = "content",
     ) -> None:
         check_type("completion_id", completion_id, str, "a str")
         check_type("model", model, str, "a str")
@@ -88,6 +107,7 @@ class OpenAIChunker:
         self.model = model
         self.created = created
         self.eager = eager
+        self.invalid_calls = check_invalid_calls(invalid_calls)
         self._role_sent = False
         self._finished = False
         # content
@@ -99,12 +119,10 @@ class OpenAIChunker:
         self._blocks = 0
         self._block_started = False  # a delta of the current block was seen (leading \n handled)
         self._reasoning_hold = ""  # one held trailing newline
-        # calls
-        self._index: dict[str, int] = {}
-        self._names: dict[str, str] = {}
-        self._sent_args: dict[str, list[str]] = {}  # pieces, joined at the call's end (no O(n²) +=)
+        # calls: only the announced ones not ended yet are kept (a call sent whole leaves nothing)
+        self._open: dict[str, _Announced] = {}
+        self._count = 0  # calls given an index (announced, or sent whole)
         self._valid = 0
-        self._ended: set[str] = set()  # ids whose ToolCallEnd came (valid or not)
         self._rejected: list[dict[str, Any]] = []
         self._corrected: list[dict[str, Any]] = []
 
@@ -160,7 +178,7 @@ class OpenAIChunker:
                 self._end_call(e, out)
             elif isinstance(e, ToolCallStart):
                 if self.eager:
-                    self._open_call(e.id, e.name, out)
+                    self._open_call(e.id, e.name, out, announce=True)
             elif isinstance(e, ReasoningDelta):
                 self._reasoning(e.text, out)
             elif isinstance(e, ReasoningStart):
@@ -199,10 +217,10 @@ class OpenAIChunker:
         self._content_hold = []
         reason = finish_reason or ("tool_calls" if self._valid else "stop")
         last = self._chunk({}, reason)
-        for call_id, index in self._index.items():
-            if call_id not in self._ended:  # announced, never ended (the events stopped early)
-                entry = {"index": index, "id": call_id, "name": self._names[call_id], "code": None}
-                self._rejected.append({**entry, "message": "the call never ended"})
+        for call_id, call in self._open.items():  # announced, never ended (the events stopped early)
+            entry = {"index": call.index, "id": call_id, "name": call.name, "code": None}
+            self._rejected.append({**entry, "message": "the call never ended"})
+        self._open = {}
         if self._rejected:
             last["rejected_tool_calls"] = self._rejected
         if self._corrected:
@@ -273,18 +291,16 @@ class OpenAIChunker:
 
     # ------------------------------------------------------------------ calls
 
-    def _open_call(self, call_id: str, name: str, out: list[dict[str, Any]], arguments: str = "") -> None:
-        index = self._register(call_id, name, arguments)
+    def _open_call(
+        self, call_id: str, name: str, out: list[dict[str, Any]], arguments: str = "", *, announce: bool = False
+    ) -> None:
+        """A call's first chunk: announced (kept until it ends), or sent whole with ``arguments`` (not kept)."""
+        index = self._count
+        self._count += 1
+        if announce:
+            self._open[call_id] = _Announced(index=index, name=name, sent=[])
         entry = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         out.append(self._chunk({"tool_calls": [entry]}))
-
-    def _register(self, call_id: str, name: str, arguments: str) -> int:
-        """A call's first chunk is sent: its index (valid calls and announced ones, in order)."""
-        index = len(self._index)
-        self._index[call_id] = index
-        self._names[call_id] = name
-        self._sent_args[call_id] = [arguments]
-        return index
 
     def sent_call(self, e: ToolCallEnd) -> int | None:
         """Record the end of a valid call that was not announced as ``feed([e])`` does, without building
@@ -298,12 +314,13 @@ class OpenAIChunker:
         0
         """
         call = e.call
-        if call is None or e.id in self._index:
+        if call is None or e.id in self._open:
             return None
         self._role_sent = True  # as the chunk would have carried it
-        self._ended.add(e.id)
         self._valid += 1
-        return self._register(e.id, call.name, call.arguments_json)
+        index = self._count
+        self._count += 1
+        return index
 
     def sent_arguments(self, e: ArgumentsDelta) -> int | None:
         """Record an ``ArgumentsDelta`` as ``feed([e])`` does, without building its chunk (for adapters
@@ -320,45 +337,55 @@ class OpenAIChunker:
         """
         if not self.eager:
             return None
-        index = self._index.get(e.id)
-        if index is not None:
-            self._sent_args[e.id].append(e.text)
-        return index
-
-    def _arguments(self, call_id: str, text: str, out: list[dict[str, Any]]) -> None:
-        self._sent_args[call_id].append(text)
-        out.append(self._arguments_chunk(self._index[call_id], text))
+        call = self._open.get(e.id)
+        if call is None:
+            return None
+        call.sent.append(e.text)
+        return call.index
 
     def _arguments_chunk(self, index: int, text: str) -> dict[str, Any]:
         """The chunk of one more piece of call ``index``'s arguments."""
         return self._chunk({"tool_calls": [{"index": index, "function": {"arguments": text}}]})
 
     def _end_call(self, e: ToolCallEnd, out: list[dict[str, Any]]) -> None:
-        self._ended.add(e.id)
         call = e.call
+        announced = self._open.pop(e.id, None)
         if call is None:
-            if e.id in self._index:  # announced (eager), then rejected
-                inv = e.invalid
+            inv = e.invalid
+            if announced is not None:  # announced (eager), then rejected
                 self._rejected.append(
                     {
-                        "index": self._index[e.id],
+                        "index": announced.index,
                         "id": e.id,
-                        "name": self._names[e.id],
+                        "name": announced.name,
                         "code": inv.code if inv is not None else None,
                         "message": inv.message if inv is not None else "the call is not valid",
                     }
                 )
+            if inv is not None and self.invalid_calls == "content":  # the block's text, in its place
+                self._text(inv.raw, out)
             return
         self._valid += 1
-        if e.id not in self._index:
+        if announced is None:
             self._open_call(e.id, call.name, out, call.arguments_json)
             return
-        sent = "".join(self._sent_args[e.id])
-        if self._names[e.id] != call.name or not call.arguments_json.startswith(sent):
+        sent = "".join(announced.sent)
+        if announced.name != call.name or not call.arguments_json.startswith(sent):
             function = {"name": call.name, "arguments": call.arguments_json}
-            self._corrected.append({"index": self._index[e.id], "id": e.id, "function": function})
+            self._corrected.append({"index": announced.index, "id": e.id, "function": function})
         elif len(call.arguments_json) > len(sent):
-            self._arguments(e.id, call.arguments_json[len(sent) :], out)
+            out.append(self._arguments_chunk(announced.index, call.arguments_json[len(sent) :]))
+
+
+class _Announced:
+    """A call announced early (eager mode) and not ended yet: its index, name, and the argument pieces sent."""
+
+    __slots__ = ("index", "name", "sent")
+
+    def __init__(self, *, index: int, name: str, sent: list[str]) -> None:
+        self.index = index
+        self.name = name
+        self.sent = sent
 
 
 _OTHER_EVENTS = (TurnStart, TurnEnd, GapText, ToolResponseEvent, ToolsEvent, DiagnosticEvent)

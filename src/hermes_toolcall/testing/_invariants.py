@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from .._model import Completion, InvalidToolCall, ToolCall, Transcript
 from .._openai_chunks import OpenAIChunker
@@ -125,6 +125,7 @@ def check_openai_chunks(
     options: Mapping[str, Any],
     result: Completion | None = None,
     oracle: bool = True,
+    invalid_calls: Literal["content", "drop"] = "content",
 ) -> list[dict[str, Any]]:
     """Stream ``chunks`` (completion level) through ``OpenAIChunker``; assert the accumulated message.
 
@@ -134,6 +135,7 @@ def check_openai_chunks(
         options: ``StreamParser`` keyword options (``level`` is completion).
         result: the expected result (default: the stream's own).
         oracle: also accumulate with openai-python (when installed).
+        invalid_calls: the chunker's and ``to_openai``'s option for blocks that gave no call.
 
     Returns:
         The chunks sent.
@@ -142,7 +144,7 @@ def check_openai_chunks(
         AssertionError: an accumulated message differs from ``to_openai()`` (eager: after corrections).
     """
     parser = StreamParser(**{**options, "level": "completion"})
-    chunker = OpenAIChunker(eager=eager)
+    chunker = OpenAIChunker(eager=eager, invalid_calls=invalid_calls)
     out = chunker.start()
     for piece in chunks:
         out += chunker.feed(parser.feed(piece))
@@ -153,7 +155,7 @@ def check_openai_chunks(
     out += chunker.finish()
     got = result if result is not None else parser.result()
     assert isinstance(got, Completion)
-    want = _normal(got.to_openai())
+    want = _normal(got.to_openai(invalid_calls=invalid_calls))
     last = out[-1]
     if not eager:
         assert "rejected_tool_calls" not in last and "corrected_tool_calls" not in last, "default mode corrected"
