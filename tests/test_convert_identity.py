@@ -151,6 +151,19 @@ def test_reasoning_markup_in_content_stays_content(dialect: str, content: str) -
     assert "reasoning_content" not in request["messages"][-1] or request["messages"][-1]["reasoning_content"] is None
 
 
+@pytest.mark.parametrize("last", [False, True])
+def test_qwen3_stray_think_closer_in_a_verbatim_turn(last: bool) -> None:
+    """Hypothesis find (qwen3): with ``reasoning_content`` given, the template writes a content holding
+    ``</think>`` verbatim (a turn before the last query, or one after it without reasoning); converted back
+    without ``reasoning_content`` the template split it at ``</think>`` (``a </think> b`` became `` b``)."""
+    turn = {"role": "assistant", "content": "a </think> b", "reasoning_content": "" if last else "r"}
+    messages = [*_PLAIN, turn] if last else [*_PLAIN, turn, {"role": "user", "content": "q"}, {"role": "assistant",
+                                                                                              "content": "c"}]
+    text = render(messages, dialect="qwen3")
+    assert "a </think> b" in text
+    assert _identity(text, "qwen3") == text
+
+
 @pytest.mark.parametrize("dialect", ["hermes-vllm", "qwen2.5", "qwq"])
 def test_object_arguments_are_not_encoded_twice(dialect: str) -> None:
     """Issue 30 item 3: object arguments came back as a string and were re-rendered double-encoded."""

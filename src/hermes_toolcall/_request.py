@@ -17,7 +17,7 @@ from . import _jsonio as jsonio
 from ._model import Reasoning, Text, ToolCall, ToolsBlock, Transcript, Turn
 from ._profiles import DialectProfile
 from .errors import DecodeError
-from .tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, TOOLS_CLOSE, TOOLS_OPEN
+from .tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, THINK_CLOSE, TOOLS_CLOSE, TOOLS_OPEN
 
 __all__ = ["ends_with_generation_prompt", "original_description", "transcript_to_request"]
 
@@ -240,6 +240,14 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
     for m in messages:
         if m.get("role") == "assistant" and m.get("content") is None:
             m["content"] = ""  # beside calls, the templates wrote an empty content
+    if profile is not None and profile.reasoning == "qwen3":
+        for m in messages:
+            content = m.get("content")
+            if (m.get("role") == "assistant" and m.get("reasoning_content") is None
+                    and isinstance(content, str) and THINK_CLOSE in content):
+                # the template splits a content holding </think> into reasoning and content unless
+                # reasoning_content is a string: the turn's text was written verbatim, so it was one
+                m["reasoning_content"] = ""
     # a final empty open assistant turn (a generation prompt) is not in the OpenAI view: not a message
     tools: list[dict[str, Any]] = []
     blocks = [list(p.tools) for t in transcript.turns for p in t.parts if isinstance(p, ToolsBlock)]

@@ -1,6 +1,7 @@
 """Adapters for our two engines: the Lark grammar (whole text) and the streaming state machine.
 
-Both return the OpenAI view of the parse (``Completion.to_openai()`` / ``Transcript.to_openai_messages()``)
+Both return the OpenAI view of the parse (``Completion.to_openai()`` / ``Transcript.to_openai_messages()``,
+with ``invalid_calls="drop"``: the corpus gives a block that gave no call no content)
 plus the diagnostic codes, with deterministic call ids. The engines are the package's own modules,
 imported plainly.
 """
@@ -99,7 +100,7 @@ def outcome_of(result: Completion | Transcript) -> Outcome:
     codes = tuple(d.code for d in result.diagnostics)
     at = tuple((d.code, d.start, d.end, d.line, d.column) for d in result.diagnostics)
     if isinstance(result, Completion):
-        message = result.to_openai()
+        message = result.to_openai(invalid_calls="drop")
         return Outcome(
             calls=_calls(message.get("tool_calls") or ()),
             content=message.get("content"),
@@ -108,7 +109,7 @@ def outcome_of(result: Completion | Transcript) -> Outcome:
             positions=at,
         )
     messages = []
-    for m in result.to_openai_messages():
+    for m in result.to_openai_messages(invalid_calls="drop"):
         messages.append(
             MessageOut(
                 role=m["role"],
