@@ -154,6 +154,51 @@ def test_every_chunking_of_generated_short_inputs(text: str, level: str) -> None
     count("agree: all chunkings, generated ≤12 chars")
 
 
+# ---- empty blocks of every kind (issue 30: a planted bug here passed the whole suite) ---------------------
+
+EMPTY_COMPLETIONS = [
+    "<think></think>",
+    "<think>\n</think>\n\nok",
+    "<scratch_pad></scratch_pad>",
+    "a<scratch_pad>\n</scratch_pad>b",
+    "<tool_call></tool_call>",
+    "<tool_call>\n</tool_call>",
+    "<tool_call> </tool_call>x<tool_call></tool_call>",
+    "<tool_response></tool_response>",
+    "<tools></tools>",
+    "<think></think><think></think><tool_call></tool_call>",
+    "<think><tool_call></tool_call></think>",
+]
+#: the prompt opened the block (``starts_in_reasoning=True``): the completion starts inside it
+EMPTY_OPENED = ["", "</think>", "</think>\n\n", "</think><tool_call></tool_call>", "<tool_call></tool_call></think>"]
+EMPTY_TRANSCRIPTS = [
+    "<|im_start|>system\n<tools></tools><|im_end|>\n<|im_start|>user\nhi<|im_end|>\n"
+    "<|im_start|>assistant\n<think></think><tool_call></tool_call><|im_end|>\n"
+    "<|im_start|>user\n<tool_response></tool_response><|im_end|>\n"
+    "<|im_start|>assistant\n<scratch_pad></scratch_pad><|im_end|>\n",
+    "<|im_start|>tool\n<tool_response></tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n",
+    "<|im_start|>assistant\n<think>\n\n</think>\n\n<|im_end|>\n<|im_start|>assistant\n</think><|im_end|>",
+    "<|im_start|>system\n<tools>\n</tools><|im_end|>\n<|im_start|>assistant\n<tool_call>\n</tool_call>",
+]
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("calls_in_reasoning", [False, True])
+def test_agree_on_empty_blocks(dialect: str, calls_in_reasoning: bool) -> None:
+    """Empty think, scratch_pad, call, response and tools blocks, also when the prompt opened the block,
+    in both levels, lenient and strict (strict: both raise with the same diagnostics, or neither)."""
+    for strict in (False, True):
+        options = {"dialect": dialect, "calls_in_reasoning": calls_in_reasoning, "strict": strict}
+        for text in EMPTY_COMPLETIONS:
+            pairs = tuple(text[i : i + 2] for i in range(0, len(text), 2))
+            assert_engines_agree(text, level="completion", chunkings=[pairs], **options)
+        for text in EMPTY_OPENED:
+            assert_engines_agree(text, level="completion", starts_in_reasoning=True, **options)
+        for text in EMPTY_TRANSCRIPTS:
+            assert_engines_agree(text, level="transcript", **options)
+    count("agree: empty blocks")
+
+
 # ---- regressions found by the properties ---------------------------------------------------------------
 
 

@@ -266,3 +266,108 @@ def test_property_never_raises(text: str) -> None:
             assert result.values
         else:
             assert 0 <= result.error.position <= len(text)
+
+
+# ---- recoveries repair to strict JSON (issue 30: a planted bug that let a trailing comma accept the wrong
+# closer, ``{"a": 1,]`` read as a valid object with only HT203, passed the whole suite) -------------------
+
+_CLOSERS = "}]"
+
+
+@st.composite
+def _damaged(draw: st.DrawFn) -> str:
+    """A JSON or Python-repr text with closers swapped, dropped or duplicated, trailing commas added before
+    closers, escapes turned into raw control characters and JSON words into Python ones."""
+    value = draw(_json_values)
+    text = json.dumps(value, ensure_ascii=draw(st.booleans())) if draw(st.booleans()) else repr(value)
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        spots = [i for i, c in enumerate(text) if c in _CLOSERS]
+        op = draw(st.sampled_from(("swap", "drop", "duplicate", "comma", "comma", "control", "word")))
+        if op in ("swap", "drop", "duplicate", "comma") and spots:
+            i = draw(st.sampled_from(spots))
+            closer = text[i]
+            if op == "swap":
+                text = text[:i] + ("]" if closer == "}" else "}") + text[i + 1 :]
+            elif op == "drop":
+                text = text[:i] + text[i + 1 :]
+            elif op == "duplicate":
+                text = text[:i] + closer + text[i:]
+            else:
+                text = text[:i] + draw(st.sampled_from([",", ", ", ",\n"])) + text[i:]
+        elif op == "control":
+            for escape, raw in (("\\n", "\n"), ("\\t", "\t"), ("\\u0000", "\x00"), ("\\r\\n", "\r\n")):
+                if escape in text:
+                    text = text.replace(escape, raw, 1)
+                    break
+        elif op == "word":
+            for word, py in (("true", "True"), ("false", "False"), ("null", "None")):
+                if word in text:
+                    text = text.replace(word, py, 1)
+                    break
+    return text
+
+
+def _escape_controls(literal: str) -> str:
+    """A Python string literal with its raw control characters (kept by HT204) written as escapes; a
+    backslash and what follows it (a line continuation too) are left as they are."""
+    out, i = [], 0
+    while i < len(literal):
+        c = literal[i]
+        if c == "\\":
+            out.append(literal[i : i + 2])
+            i += 2
+            continue
+        out.append(f"\\x{ord(c):02x}" if ord(c) < 0x20 else c)
+        i += 1
+    return "".join(out)
+
+
+def _repair(text: str, recoveries: Any) -> str:
+    """``text`` with each recovered span written as strict JSON (an inner span of an outer one goes with it)."""
+    import ast
+
+    spans = []
+    for r in recoveries:  # position order
+        if spans and r.start < spans[-1].end:
+            continue  # inside the previous one (a raw control character inside a single-quoted string)
+        spans.append(r)
+    out = text
+    for r in reversed(spans):
+        piece = text[r.start : r.end]
+        if r.code == lenient_json.TRAILING_COMMA:
+            fixed = ""
+        elif r.code == lenient_json.CONTROL_CHARACTERS:
+            fixed = "".join(f"\\u{ord(c):04x}" for c in piece)
+        elif r.code == lenient_json.PYTHON_LITERAL and piece in ("True", "False", "None"):
+            fixed = {"True": "true", "False": "false", "None": "null"}[piece]
+        elif r.code == lenient_json.PYTHON_LITERAL and piece.startswith("'"):
+            fixed = json.dumps(ast.literal_eval(_escape_controls(piece)))  # Python's own reading of the string
+        elif r.code == lenient_json.PYTHON_LITERAL and piece.startswith("\\"):
+            fixed = json.dumps(ast.literal_eval('"' + piece + '"'))[1:-1]  # one Python-only escape
+        else:
+            raise AssertionError(f"unexpected recovery {r} over {piece!r}")
+        out = out[: r.start] + fixed + out[r.end :]
+    return out
+
+
+@settings(max_examples=examples(400))
+@given(_damaged())
+@example('{"a": 1,]')
+@example("[1, 2,}")
+@example('{"a": [1,}, "b": 2}')
+@example("{'a': [True, None,],}")
+def test_property_recoveries_repair_to_strict_json_of_the_same_value(text: str) -> None:
+    """Text read with only recoveries is, with the recovered bytes repaired, strict JSON of the same value:
+    a recovery never accepts structure (a wrong or missing closer) that JSON would not."""
+    result = scan(text, multiple=False)
+    if result.error is not None:
+        count("lenient_json: damaged text refused")
+        return
+    count("lenient_json: damaged text read, repaired to strict JSON")
+    repaired = _repair(text, result.recoveries)
+    try:
+        strict = json.loads(repaired, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+    except json.JSONDecodeError as exc:
+        pytest.fail(f"{text!r} was read as {only(result)!r} with {codes(result)}, but repaired it is not JSON: "
+                    f"{repaired!r} ({exc})")
+    assert json.dumps(strict, sort_keys=True) == json.dumps(only(result), sort_keys=True)
