@@ -36,6 +36,10 @@ def diagnostics_md() -> str:
         "warnings in lenient mode (the named recovery was applied) and errors in strict mode (it was not,",
         "and the block gives no call). **info** never fails anything.",
         "",
+        "`hermes-toolcall rule CODE` prints a code's row from the installed package (offline; an unknown code exits",
+        "2); `rule --all` lists them.",
+        "",
+        *_dialect_defaults(),
     ]
     groups: dict[str, list[str]] = {}
     for e in sorted(CATALOGUE.values(), key=lambda e: e.code):
@@ -50,6 +54,33 @@ def diagnostics_md() -> str:
         out.append("")
     out.append("In examples, `\\n` stands for a newline character.")
     return "\n".join(out) + "\n"
+
+
+def _dialect_defaults() -> list[str]:
+    """The section on the style findings a dialect does not report by default (validate._api.QUIET)."""
+    from hermes_toolcall.validate._api import OWN_EMPTY_THINK, QUIET
+
+    rows = [f"| `{d}` | {', '.join(f'`{c}`' for c in sorted(codes))} | every finding of the code |"
+            for d, codes in sorted(QUIET.items())]
+    rows += [f"| `{d}` | `HT514` | the empty `<think>\\n\\n</think>` its template writes first in an assistant turn "
+             "without reasoning (a transcript's; a completion's empty block is the model's and is reported) |"
+             for d in sorted(OWN_EMPTY_THINK)]
+    return [
+        "## Dialect-aware defaults",
+        "",
+        "`validate` does not report, by default, a style finding that the dialect's own template or reference prompt",
+        "asks for: on data of that shape it would fire on every record and bury the real errors. The Hermes 2 Pro",
+        "reference prompt (NousResearch/Hermes-Function-Calling) prescribes `{\"arguments\": <args-dict>, \"name\":",
+        "<function-name>}`, so HT109 is quiet for the Hermes dialects; Qwen3's template writes an empty `<think>` into",
+        "the final assistant turn, so that block is not HT514 for qwen3. A `--select` entry that names the code, or a",
+        "prefix of it (`--select HT109`, `--select HT1`), reports them again; `--ignore` still wins over it. With",
+        "`--dialect auto` each record gets the defaults of the dialect detected for it.",
+        "",
+        "| dialect | code | not reported |",
+        "|---|---|---|",
+        *rows,
+        "",
+    ]
 
 
 def _traced(cls: Any, log: list[str]) -> Any:

@@ -1,4 +1,5 @@
-"""Test configuration: hypothesis profiles (``ci`` under CI, ``long`` on request) and shared paths."""
+"""Test configuration: hypothesis profiles (``ci`` under CI, ``dev`` locally, ``newcomer`` for .ci/newcomer.sh,
+``long`` on request) and shared paths."""
 
 from __future__ import annotations
 
@@ -24,6 +25,14 @@ settings.register_profile(
     max_examples=50,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(  # .ci/newcomer.sh: the dev profile with CI's fixed seeds (a CI run is repeatable)
+    "newcomer",
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+    print_blob=True,
 )
 settings.register_profile(
     "long",

@@ -16,10 +16,11 @@ from collections.abc import Sequence
 
 from ..errors import HermesError, InternalError
 
-__all__ = ["EXIT_FAILED", "EXIT_FINDINGS", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "main"]
+__all__ = ["EXIT_FAILED", "EXIT_FINDINGS", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PIPE", "EXIT_USAGE", "main"]
 
 # the exit statuses of every subcommand
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_PIPE = 128 + signal.SIGPIPE  # 141: the reader of the output went away (as git, jq and cat end)
 
 # subcommand name -> module (in the order shown by --help)
 SUBCOMMANDS: tuple[str, ...] = (
@@ -27,6 +28,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "view",
     "training-data", "check-training",
     "grammar",
+    "rule", "completion",
 )
 
 
@@ -38,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hermes-toolcall",
         description="Read, stream, write, validate and convert the Hermes tool-calling format.",
         epilog="Exit status: 0 success, 1 errors found (validate findings, --strict), 2 usage or input error, "
-        "3 internal failure or output not written (broken pipe, full disk), 130 interrupted.",
+        "3 internal failure or output not written (full disk), 130 interrupted, 141 the output was closed "
+        "(a closed pipe: quietly, as cat does).",
     )
     parser.add_argument("--version", action="version", version=f"hermes-toolcall {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -72,12 +75,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
     Exit status: 0 success, 1 errors found (validate findings, ``--strict``), 2 usage or input error,
-    3 the tool itself failed (an internal error, or its output could not be written: broken pipe, full
-    disk), 130 interrupted (Ctrl-C). Nothing prints a traceback (``HERMES_TOOLCALL_TRACEBACK=1`` does).
+    3 the tool itself failed (an internal error, or its output could not be written: a full disk),
+    130 interrupted (Ctrl-C), 141 the reader of the output went away (``… | head``: quietly, nothing on
+    standard error, as ``git``, ``jq`` and ``cat`` end; every write is whole or fails, so a report is
+    never cut short with a success status). Nothing prints a traceback (``HERMES_TOOLCALL_TRACEBACK=1`` does).
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    from ._output import whole_writes
+
+    with whole_writes():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
+        try:
+            from ._config import configure, fill_codes, load_config
+
+            parser = build_parser()
+            config = load_config()
+            configure(parser, config)  # the project's settings are the defaults: a flag wins
+            args = parser.parse_args(argv)
+            fill_codes(args, config)
+        except SystemExit as exc:  # --help, --version, a usage error: argparse printed; see it through
+            sys.stdout.flush()
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         status: int = args.func(args)
         sys.stdout.flush()
     except InternalError as exc:  # the library's own bug, raised as such: the tool failed, not the input
@@ -86,9 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"error: {exc}")
         return EXIT_USAGE
     except BrokenPipeError:
-        _drop_stdout()
-        _say("error: the output was closed before the report was complete (broken pipe)")
-        return EXIT_FAILED
+        return _closed()
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         _drop_stdout()
@@ -96,15 +115,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except OSError as exc:
         if exc.errno == errno.EPIPE:
-            _drop_stdout()
-            _say("error: the output was closed before the report was complete (broken pipe)")
-            return EXIT_FAILED
+            return _closed()
         _drop_stdout()
         _say(f"error: cannot write the output: {exc.strerror or exc}")
         return EXIT_FAILED
     except Exception as exc:  # a bug: one line and a status, the traceback only when asked
         return _internal(exc)
     return status
+
+
+def _closed() -> int:
+    """The reader of the output went away: nothing more is written anywhere, status 141."""
+    _drop_stdout()
+    return EXIT_PIPE
 
 
 def _internal(exc: Exception) -> int:

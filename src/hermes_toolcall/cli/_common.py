@@ -24,6 +24,7 @@ __all__ = [
     "load_json",
     "print_diagnostics",
     "read_input",
+    "record_label",
 ]
 
 
@@ -37,7 +38,7 @@ def add_parse_options(p: argparse.ArgumentParser, *, dialect_flag: str = "--dial
         p.add_argument(
             dialect_flag,
             dest="dialect",
-            default="hermes",
+            default="hermes",  # or the project's [tool.hermes-toolcall] dialect (cli._config)
             choices=(*sorted(DIALECTS), "auto") if auto else tuple(sorted(DIALECTS)),
             help="dialect of the input (default: hermes" + ("; auto = detect it)" if auto else ")"),
         )
@@ -114,23 +115,33 @@ def format_finding(
     width: int = 1,
     hint: str | None = None,
     record: int | None = None,
+    record_id: str | int | None = None,
 ) -> str:
     r"""The one diagnostic renderer of every command: ``file:line:col: CODE severity: message``, the source
     line (a window of it), a caret under the column, the hint; all of it terminal-safe.
 
     >>> print(format_finding(path="f", line=2, column=4, code="HT004", severity="warning",
-    ...       message="unknown role 'x\x1b'", snippet="ab\x1bc", caret=4, record=1))
-    f:2:4: HT004 warning: record 1: unknown role 'x\x1b'
+    ...       message="unknown role 'x\x1b'", snippet="ab\x1bc", caret=4, record=1, record_id="gen-7"))
+    f:2:4: HT004 warning: record 1 (id gen-7): unknown role 'x\x1b'
         ab\x1bc
               ^
     """
-    where = f"record {record}: " if record is not None else ""
+    where = sanitize(f"{record_label(record, record_id)}: ") if record is not None else ""
     shown, marker = caret_line(snippet, caret, width)
     out = [f"{sanitize(path)}:{line}:{column}: {code} {severity}: {where}{sanitize(message)}", f"    {shown}"]
     out.append("    " + marker)
     if hint:
         out.append(f"    hint: {sanitize(hint)}")
     return "\n".join(out)
+
+
+def record_label(number: int, record_id: str | int | None) -> str:
+    """How a report names a record: ``record 4``, and its own id when it has one (``record 4 (id gen-7)``).
+
+    >>> record_label(4, None), record_label(4, "gen-7"), record_label(4, 17)
+    ('record 4', 'record 4 (id gen-7)', 'record 4 (id 17)')
+    """
+    return f"record {number}" if record_id is None else f"record {number} (id {record_id})"
 
 
 def format_diagnostic(d: Diagnostic, *, filename: str, index: LineIndex) -> str:

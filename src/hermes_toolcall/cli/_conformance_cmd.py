@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import _jsonio as jsonio
 from ..conformance import default_cases_dir, load_adapter, load_cases, print_tables, reports_json, run, summary_markdown
+from ..errors import UsageError
 
 __all__ = ["register"]
 
@@ -21,7 +22,7 @@ def register(subparsers: Any) -> None:
         "conformance",
         help="run the conformance corpus against a parser",
         description="Run the conformance corpus (and generated fuzz inputs) against parser adapters. "
-        "Exit status 0 when every case passes, 1 otherwise.",
+        "Exit status 0 when every case passes, 1 otherwise, 2 on a usage error (an unknown --group too).",
     )
     p.add_argument(
         "--adapter",
@@ -48,6 +49,10 @@ def register(subparsers: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     cases = load_cases(args.cases or default_cases_dir())
     if args.group:
+        known = sorted({c.group for c in cases})
+        unknown = [g for g in args.group if g not in known]
+        if unknown:
+            raise UsageError(f"no group {unknown[0]!r} in the corpus (groups: {', '.join(known)})")
         cases = tuple(c for c in cases if c.group in args.group)
     if os.getcwd() not in sys.path:  # adapters are usually modules of the project being tested
         sys.path.insert(0, os.getcwd())

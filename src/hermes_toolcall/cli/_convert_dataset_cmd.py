@@ -1,9 +1,10 @@
 """``hermes-toolcall convert-dataset IN OUT``: convert a dataset between OpenAI, ShareGPT and ChatML records.
 
-Reads any input ``validate`` reads (JSONL plain or compressed, Parquet, ``datasets`` folders, ChatML
-text), streams it record by record through ``dataio._convert``, writes JSONL, Parquet or ChatML text.
-A record that cannot be converted is reported (``IN:LINE: HT610 … record N: why``) and skipped.
-Exit status: 0 when every record was converted, 1 when some were skipped, 2 on a usage error.
+Reads any input ``validate`` reads (JSONL plain or compressed, Parquet, ``datasets`` folders, a folder of
+shards, ChatML text), streams it record by record through ``dataio.convert``, writes JSONL, Parquet or
+ChatML text. A record's other columns are kept wherever the output can hold them (``--drop-columns``).
+A record that cannot be converted faithfully is reported (``IN:LINE: HT610 … record N (id X): why``) and
+skipped. Exit status: 0 when every record was converted, 1 when some were skipped, 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -15,8 +16,20 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import _jsonio as jsonio
-from ..dataio import Columns, RecordWriter, convert_record, input_size, iter_input, output_format, parse_shape
+from .._excerpt import sanitize
+from ..dataio import (
+    Converted,
+    RecordWriter,
+    add_sharegpt_roles,
+    convert_record,
+    expand_inputs,
+    input_size,
+    iter_input,
+    output_format,
+    parse_shape,
+)
 from ..errors import DecodeError
+from ._common import record_label
 
 __all__ = ["register"]
 
@@ -26,9 +39,10 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "convert-dataset",
         help="convert a dataset between OpenAI, ShareGPT and ChatML records",
-        description="Convert every record of IN (JSONL plain/gz/zst, Parquet, a save_to_disk folder, ChatML "
-        "text) and write OUT (JSONL, .gz/.zst JSONL, Parquet, or ChatML text). Records that cannot be converted "
-        "are reported and skipped (exit status 1).",
+        description="Convert every record of IN (JSONL plain/gz/zst/bz2/xz, Parquet, a save_to_disk folder, a "
+        "folder of shards, ChatML text) and write OUT (JSONL, .gz/.zst JSONL, Parquet, or ChatML text). Results "
+        "are bound to their calls by tool_call_id and written in the calls' order; other columns are kept. "
+        "Records that cannot be converted faithfully are reported and skipped (exit status 1).",
     )
     p.add_argument("input", metavar="IN", help="the dataset to read")
     p.add_argument("output", metavar="OUT", help="the file to write (written whole or not at all)")
@@ -37,7 +51,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--output-format", choices=("jsonl", "parquet", "text"), help="default: by OUT's suffix")
     p.add_argument("--messages-column", metavar="COL", help="the column holding the messages")
     p.add_argument("--tools-column", metavar="COL", help="the column holding the tools")
-    p.add_argument("--text-column", metavar="COL", default="text", help="the column of ChatML texts (default text)")
+    p.add_argument(
+        "--text-column", metavar="COL", default="text", help="the ChatML texts column, read and written (default: text)"
+    )
+    p.add_argument(
+        "--drop-columns",
+        action="store_true",
+        help="write only the converted conversation (default: a record's other columns, id, category, …, are kept)",
+    )
+    add_sharegpt_roles(p)
     p.set_defaults(func=run_convert_dataset)
 
 
@@ -56,54 +78,64 @@ def _progress(total: int) -> Iterator[Any]:
 
 def run_convert_dataset(args: argparse.Namespace) -> int:
     """Convert IN into OUT; report the records skipped."""
-    source, _ = parse_shape(args.source)
+    parse_shape(args.source)
     target, _ = parse_shape(args.target)
     fmt = output_format(args.output, args.output_format, text_records=target == "chatml")
-    columns = Columns(messages=args.messages_column, tools=args.tools_column)
-    records = iter_input(args.input, "chatml" if source == "chatml" and _texty(args.input) else "auto", columns)
+    inputs = expand_inputs([args.input])
     writer = RecordWriter(args.output, fmt)
     skipped = 0
+    unwritten: dict[str, None] = {}  # columns a text output cannot hold, in the order met
+    options = {
+        "source": args.source,
+        "target": args.target,
+        "drop_columns": args.drop_columns,
+        "messages_column": args.messages_column,
+        "tools_column": args.tools_column,
+        "text_column": args.text_column,
+        "sharegpt_roles": args.sharegpt_roles,
+    }
     try:
-        with _progress(input_size(args.input)) as bar:
-            for raw in records:
-                record: Any
-                raw_error: str | None
-                if raw.kind == "chatml":
-                    record = raw.text
-                else:
-                    try:
-                        record = jsonio.loads(raw.text) if raw.error is None else None
-                    except DecodeError as exc:
-                        record, raw_error = None, f"invalid JSON: {exc.message}"
+        with _progress(sum(input_size(p) for p in inputs)) as bar:
+            done = 0
+            for path in inputs:
+                for raw in iter_input(path, "auto"):
+                    if raw.kind == "chatml":
+                        record: Any = raw.text
                     else:
-                        raw_error = raw.error
-                    if record is None:
-                        skipped += _report(args.input, raw.line, raw.number, raw_error or "not a record")
-                        continue
-                    if source == "chatml" and isinstance(record, dict):
-                        record = record.get(args.text_column, record)
-                result = convert_record(record, source=args.source, target=args.target, number=raw.number)
-                if result.ok:
-                    assert result.record is not None
-                    writer.write(result.record)
-                else:
-                    skipped += _report(args.input, raw.line, raw.number, result.error or "")
-                if bar is not None:
-                    bar[0].update(bar[1], completed=raw.end)
+                        try:
+                            record = jsonio.loads(raw.text) if raw.error is None else None
+                            raw_error = raw.error
+                        except DecodeError as exc:
+                            record, raw_error = None, f"invalid JSON: {exc.message}"
+                        if record is None:
+                            skipped += _report(path, raw.line, Converted(number=raw.number, error=raw_error))
+                            continue
+                    result = convert_record(record, number=raw.number, **options)
+                    if not result.ok:
+                        skipped += _report(path, raw.line, result)
+                    elif fmt == "text":
+                        assert isinstance(result.record, str)
+                        writer.write(result.record)
+                        unwritten.update((k, None) for k, _ in result.columns)
+                    else:
+                        writer.write(result.row(args.text_column))
+                    if bar is not None:
+                        bar[0].update(bar[1], completed=done + raw.end)
+                done += input_size(path)
     except BaseException:
         writer.abort()
         raise
     writer.commit()
+    if unwritten:
+        names = ", ".join(list(unwritten)[:8]) + (", …" if len(unwritten) > 8 else "")
+        print(f"hermes-toolcall: note: text output holds transcripts only: the column(s) {names} were not written "
+              "(write JSONL or Parquet to keep them, or pass --drop-columns)", file=sys.stderr)
     print(f"{writer.count} record(s) written to {args.output}, {skipped} skipped", file=sys.stderr)
     return 1 if skipped else 0
 
 
-def _texty(path: str) -> bool:
-    from ..dataio import sniff
-
-    return sniff(path) not in ("parquet", "dataset", "hub")
-
-
-def _report(path: str, line: int, number: int, why: str) -> int:
-    print(f"{path}:{line}: HT610 error: record {number}: cannot convert: {why}", file=sys.stderr)
+def _report(path: str, line: int, result: Converted) -> int:
+    label = record_label(result.number, result.record_id)
+    why = sanitize(f"{label}: cannot convert: {result.error or 'not a record'}")
+    print(f"{sanitize(path)}:{line}: HT610 error: {why}", file=sys.stderr)
     return 1

@@ -112,6 +112,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--completion", action="store_true", help="the input is a completion, not a transcript")
     p.add_argument(
+        "--jsonl",
+        metavar="FIELD",
+        help="the input is JSON lines, each holding a completion at FIELD (a dotted path: output, "
+        "choices.0.text): one result per line on stdout (null for a line without one, reported on stderr)",
+    )
+    p.add_argument(
         "--format",
         choices=("json", "openai"),
         default="json",
@@ -123,8 +129,62 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_run)
 
 
+def _field(record: Any, path: str) -> Any:
+    """The value at a dotted path (``choices.0.text``), or None."""
+    value = record
+    for step in path.split("."):
+        if isinstance(value, dict):
+            value = value.get(step)
+        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return None
+    return value
+
+
+def _run_jsonl(args: argparse.Namespace, text: str, filename: str) -> int:
+    """``--jsonl FIELD``: one completion per line, one result per line (diagnostics name the line)."""
+    from .._excerpt import sanitize
+    from ..errors import DecodeError
+
+    status = 0
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            sys.stdout.write("null\n")
+            continue
+        try:
+            record = jsonio.loads(line)
+        except DecodeError as exc:
+            record, why = None, f"not JSON: {exc.message}"
+        else:
+            why = f"no string at {args.jsonl!r}"
+        completion = _field(record, args.jsonl)
+        if not isinstance(completion, str):
+            print(sanitize(f"{filename}:{number}: error: {why}"), file=sys.stderr)
+            sys.stdout.write("null\n")
+            status = 1
+            continue
+        try:
+            result = parse_text(args, completion, completion=True)
+        except ParseError as exc:
+            print_diagnostics(exc.diagnostics, filename=f"{filename}:{number}:{args.jsonl}", text=completion)
+            sys.stdout.write("null\n")
+            status = 1
+            continue
+        print_diagnostics(result.diagnostics, filename=f"{filename}:{number}:{args.jsonl}", text=completion)
+        assert isinstance(result, Completion)
+        data = result.to_openai() if args.format == "openai" else to_json(result)
+        sys.stdout.write(jsonio.dumps_report(data) + "\n")
+    return status
+
+
 def _run(args: argparse.Namespace) -> int:
     text = read_input(args.file)
+    if args.jsonl is not None:
+        return _run_jsonl(args, text, "<stdin>" if args.file == "-" else args.file)
     filename = "<stdin>" if args.file == "-" else args.file
     try:
         result = parse_text(args, text, completion=args.completion)

@@ -23,7 +23,8 @@ def register(subparsers: Any) -> None:
         "prompt text of a dialect, byte-identical to its official chat template.",
     )
     parser.add_argument("file", metavar="FILE", help="request body as JSON ('-' for standard input)")
-    parser.add_argument("--dialect", "-d", default="hermes", choices=sorted(DIALECTS), help="dialect (default hermes)")
+    parser.add_argument("--dialect", "-d", default="hermes", choices=sorted(DIALECTS),
+                        help="dialect (default hermes, or the project's setting)")
     parser.add_argument("--add-generation-prompt", action="store_true", help="append the assistant header")
     parser.add_argument("--bos-token", default=None, metavar="TOK",
                         help="the bos_token special token (Hermes templates write it first; default none)")

@@ -35,12 +35,16 @@ def register(subparsers: Any) -> None:
         "stream",
         help="parse a stream as it arrives (JSON lines of events or OpenAI chunks)",
         description="Parse FILE or standard input (-) incrementally with the streaming engine and print one "
-        "JSON line per event (--format events) or per chat.completion.chunk (--format openai). "
-        "Exit status 1 when --strict found errors.",
+        "JSON line per event (--format events) or per chat.completion.chunk (--format openai), or the chunks as "
+        "server-sent events (--format sse: a `data: …` frame each, then `data: [DONE]`, as the OpenAI API streams "
+        "them). Exit status 1 when --strict found errors.",
     )
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--level", choices=("completion", "transcript"), default="completion")
-    p.add_argument("--format", choices=("events", "openai"), default="events", dest="output")
+    p.add_argument("--format", choices=("events", "openai", "sse"), default="events", dest="output")
+    p.add_argument("--id", default="chatcmpl-hermes", metavar="ID", help="openai, sse: the chunks' id")
+    p.add_argument("--model", default="hermes", metavar="NAME", help="openai, sse: the chunks' model")
+    p.add_argument("--created", type=int, default=0, metavar="SECONDS", help="openai, sse: the chunks' created time")
     add_parse_options(p, auto=False)
     add_start_flags(p)
     add_tools_flags(p)
@@ -118,10 +122,12 @@ def event_json(event: Event) -> dict[str, Any]:
     return out
 
 
-def _emit(obj: dict[str, Any], *, numbers: bool = False) -> None:
-    """One JSON line. ``numbers``: ``obj`` may hold decoded JSON numbers (an event's call or tools), so a
-    value beyond the float range is written as ``±1e999`` (an OpenAI chunk holds only strings and ints)."""
-    sys.stdout.write((jsonio.dumps_report(obj) if numbers else jsonio.dumps_fast(obj)) + "\n")
+def _emit(obj: dict[str, Any], *, numbers: bool = False, sse: bool = False) -> None:
+    """One JSON line, or one server-sent event (``sse``: ``data: …`` and a blank line). ``numbers``: ``obj`` may
+    hold decoded JSON numbers (an event's call or tools), so a value beyond the float range is written as
+    ``±1e999`` (an OpenAI chunk holds only strings and ints)."""
+    text = jsonio.dumps_report(obj) if numbers else jsonio.dumps_fast(obj)
+    sys.stdout.write(f"data: {text}\n\n" if sse else text + "\n")
     sys.stdout.flush()
 
 
@@ -139,10 +145,11 @@ def _run(args: argparse.Namespace) -> int:
         **tools_kwargs(args),
         retain=False,  # events only: memory bounded whatever the stream's length
     )
-    openai = args.output == "openai"
+    sse = args.output == "sse"
+    openai = args.output in ("openai", "sse")
     if openai and args.level != "completion":
-        raise UsageError("--format openai needs --level completion")
-    chunker = OpenAIChunker(eager=args.eager_calls)
+        raise UsageError(f"--format {args.output} needs --level completion")
+    chunker = OpenAIChunker(eager=args.eager_calls, completion_id=args.id, model=args.model, created=args.created)
     if args.file == "-":
         source: BinaryIO = sys.stdin.buffer
         close_source = False
@@ -156,7 +163,7 @@ def _run(args: argparse.Namespace) -> int:
     def out(events: list[Event]) -> None:
         if openai:
             for chunk in chunker.feed(events):
-                _emit(chunk)
+                _emit(chunk, sse=sse)
         else:
             for e in events:
                 _emit(event_json(e), numbers=True)
@@ -165,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if openai:
             for chunk in chunker.start():
-                _emit(chunk)
+                _emit(chunk, sse=sse)
         for piece in read_chunks(source, name=display_name(args.file)):
             out(parser.feed(piece))
         try:
@@ -176,7 +183,10 @@ def _run(args: argparse.Namespace) -> int:
             print_diagnostics(exc.diagnostics, filename=args.file, text="")  # the stream kept no source
         if openai:
             for chunk in chunker.finish():
-                _emit(chunk)
+                _emit(chunk, sse=sse)
+        if sse:
+            sys.stdout.write("data: [DONE]\n\n")
+            sys.stdout.flush()
     finally:
         if close_source:
             source.close()

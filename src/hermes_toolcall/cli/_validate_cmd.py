@@ -52,7 +52,12 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="JSON file with the tools (a list, or {'tools': [...]}); default: each record's own tools",
     )
-    p.add_argument("--dialect", default="hermes", choices=sorted(DIALECTS), help="dialect rules (default hermes)")
+    p.add_argument(
+        "--dialect",
+        default="hermes",
+        choices=(*sorted(DIALECTS), "auto"),
+        help="dialect rules (default hermes); auto: each record's own, detected from its text",
+    )
     p.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes (HT3,HT401)")
     p.add_argument("--ignore", action="append", metavar="CODES", help="drop these codes or prefixes")
     p.add_argument(
@@ -64,6 +69,16 @@ def register(subparsers: Any) -> None:
     )
     _validate_html.add_arguments(p)
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    detail = p.add_mutually_exclusive_group()
+    detail.add_argument(
+        "--statistics", action="store_true", help="text: only the table of findings by code and the summary line"
+    )
+    detail.add_argument("--quiet", "-q", action="store_true", help="text: only the summary line")
+    p.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when findings fail the run (they are still printed); 3 and 130 are kept",
+    )
     p.add_argument(
         "--fail-on",
         default="error",
@@ -172,6 +187,10 @@ def run_validate(args: argparse.Namespace) -> int:
         raise UsageError("--tools - and a dataset on standard input (-) cannot both read it")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or a positive number")
+    detail = "statistics" if args.statistics else "quiet" if args.quiet else "full"
+    if detail != "full" and args.format != "text":
+        flag = "--statistics" if args.statistics else "--quiet"
+        raise UsageError(f"{flag} shapes the text report; --format {args.format} has its own summary")
     options = Options(
         tools=_load_tools(args.tools) if args.tools else None,
         dialect=args.dialect,
@@ -183,6 +202,8 @@ def run_validate(args: argparse.Namespace) -> int:
         text_column=args.text_column,
         keep_records=args.format == "html",  # the HTML report shows each record with findings
         max_record_bytes=args.max_record_bytes,
+        id_field=args.id_column,
+        sharegpt_roles=args.sharegpt_roles,
     )
     html = _validate_html.settings(args)
     dataset_hooks.columns_of(args)  # a bad combination of column options fails before reading
@@ -190,6 +211,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
     Selector(options.select, options.ignore)  # reject bad or unknown codes before reading anything
     _check_paths(args.paths)
+    args.paths = dataset_hooks.expand_inputs(args.paths)  # a folder of shards: each shard is an input
     if args.output is not None and os.path.exists(args.output):
         for p in args.paths:
             if p != "-" and os.path.exists(p) and os.path.samefile(p, args.output):
@@ -204,7 +226,7 @@ def run_validate(args: argparse.Namespace) -> int:
             settings = html or {"dialect": "hermes", "limit": 2_000, "text_column": None}
             sink: Sink = HtmlSink(out, command=command, **settings)
         else:
-            sink = make_sink(args.format, out, command=command)
+            sink = make_sink(args.format, out, command=command, detail=detail)
         try:
             with dataset_hooks.engine(args), _progress(total, sys.stderr.isatty()) as bar:
                 done = 0
@@ -232,6 +254,8 @@ def run_validate(args: argparse.Namespace) -> int:
             print(f"hermes-toolcall: interrupted after {summary.records} record(s)", file=sys.stderr)
             return EXIT_INTERRUPTED
         summary.status = _status(summary, args.fail_on)
+        if args.exit_zero and summary.status == EXIT_FINDINGS:
+            summary.status = EXIT_OK
         sink.finish(summary)
         out.flush()
     if summary.status == EXIT_FAILED:

@@ -150,5 +150,7 @@ class HtmlSink(Sink):
         except Exception as exc:  # a display problem must not lose the findings: they are listed all the same
             body, data = f'<p class="note">(the record could not be drawn: {text(type(exc).__name__)})</p>', None
         line = result.raw.line if result.raw is not None else found[0].line
-        self.writer.record(file=self.path, number=result.number, line=line, record_id=_record_id(data), body=body,
+        rid = found[0].record_id  # the runner's (--id-column); the record's own `id` when the runner has none
+        shown_id = str(rid) if rid is not None else _record_id(data)
+        self.writer.record(file=self.path, number=result.number, line=line, record_id=shown_id, body=body,
                            findings=shown, prefix=prefix)

@@ -19,7 +19,7 @@ from .. import _jsonio as jsonio
 from .._diagnostics import CATALOGUE
 from .._excerpt import sanitize
 from ..validate import Located, RecordResult
-from ._common import format_finding
+from ._common import format_finding, record_label
 
 __all__ = ["FORMATS", "SARIF_MAX_RESULTS", "Sink", "Summary", "make_sink"]
 
@@ -87,6 +87,7 @@ def _finding_fields(path: str, f: Located) -> dict[str, Any]:
     return {
         "file": path,
         "record": f.record,
+        "record_id": f.record_id,
         "line": f.line,
         "column": f.column,
         "end_column": f.column + f.width,
@@ -103,8 +104,9 @@ class Sink:
 
     streaming = True  # findings are written as they come (flushed after each record that has some)
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, *, detail: str = "full") -> None:
         self.out = out
+        self.detail = detail  # text: full, statistics (the table and the summary line), quiet (the line only)
 
     def record_done(self) -> None:
         """A record's findings were all given: make them visible (a pipe is block-buffered)."""
@@ -113,6 +115,8 @@ class Sink:
 
     def finding(self, path: str, result: RecordResult, f: Located) -> None:
         """Report one finding."""
+        if self.detail != "full":
+            return
         self.out.write(
             format_finding(
                 path=path,
@@ -126,6 +130,7 @@ class Sink:
                 width=f.width,
                 hint=f.hint,
                 record=f.record,
+                record_id=f.record_id,
             )
             + "\n"
         )
@@ -136,8 +141,9 @@ class Sink:
         from rich.table import Table
 
         console = Console(file=self.out, highlight=False, soft_wrap=True, markup=False)
-        if summary.counts:
-            self.out.write("\n")
+        if summary.counts and self.detail != "quiet":
+            if self.detail == "full":
+                self.out.write("\n")
             table = Table(title="findings by code", title_justify="left")
             for name, justify in (("code", "left"), ("name", "left"), ("kind", "left"), ("count", "right")):
                 table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -191,7 +197,7 @@ class _GitHub(Sink):
             "title": f"{f.code} {CATALOGUE[f.code].name}",
         }
         head = ",".join(f"{k}={_escape_property(sanitize(v))}" for k, v in props.items())
-        message = f"record {f.record}: {_message(f)}" + (f" (hint: {f.hint})" if f.hint else "")
+        message = f"{record_label(f.record, f.record_id)}: {_message(f)}" + (f" (hint: {f.hint})" if f.hint else "")
         self.out.write(f"::{_GITHUB_COMMAND.get(f.severity, 'warning')} {head}::{_escape_data(sanitize(message))}\n")
 
     def finish(self, summary: Summary) -> None:
@@ -226,7 +232,7 @@ class _Sarif(Sink):
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": _SARIF_LEVEL.get(f.severity, "warning"),
-            "message": {"text": f"record {f.record}: {_message(f)}"},
+            "message": {"text": f"{record_label(f.record, f.record_id)}: {_message(f)}"},
             "locations": [
                 {
                     "physicalLocation": {
@@ -236,6 +242,7 @@ class _Sarif(Sink):
                 }
             ],
             "partialFingerprints": {"hermesToolcallFinding/v1": f"{key}:{seen[key]}"},
+            "properties": {"record": f.record, "recordId": f.record_id},
         }
 
     def finish(self, summary: Summary) -> None:
@@ -293,9 +300,12 @@ class _Sarif(Sink):
         self.out.write(jsonio.dumps_spaced(doc) + "\n")
 
 
-def make_sink(name: str, out: TextIO, *, command: list[str]) -> Sink:
-    """The sink of an output format of ``FORMATS`` other than ``html`` (``_validate_html.HtmlSink``)."""
+def make_sink(name: str, out: TextIO, *, command: list[str], detail: str = "full") -> Sink:
+    """The sink of an output format of ``FORMATS`` other than ``html`` (``_validate_html.HtmlSink``); ``detail``,
+    text only: ``full``, ``statistics`` (the table by code and the summary line) or ``quiet`` (the summary line)."""
     if name == "sarif":
         return _Sarif(out, command=command)
-    sinks: dict[str, type[Sink]] = {"text": Sink, "json": _Json, "jsonl": _JsonLines, "github": _GitHub}
+    if name == "text":
+        return Sink(out, detail=detail)
+    sinks: dict[str, type[Sink]] = {"json": _Json, "jsonl": _JsonLines, "github": _GitHub}
     return sinks[name](out)

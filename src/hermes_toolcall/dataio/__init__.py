@@ -8,8 +8,8 @@ dependencies sit in extras (``[parquet]``, ``[zstd]``, ``[datasets]``, ``[ray]``
 
 from __future__ import annotations
 
-from ._cli_hooks import add_arguments, columns_of, engine, results
-from ._convert import convert_record, parse_shape
+from ._cli_hooks import add_arguments, add_sharegpt_roles, columns_of, engine, expand_inputs, results
+from ._convert import Converted, convert_record, parse_shape
 from ._rows import NO_MAPPING, Columns, drop_nulls
 from ._sources import input_size, iter_input, sniff
 from ._writers import RecordWriter, output_format
@@ -17,12 +17,15 @@ from ._writers import RecordWriter, output_format
 __all__ = [
     "NO_MAPPING",
     "Columns",
+    "Converted",
     "RecordWriter",
     "add_arguments",
+    "add_sharegpt_roles",
     "columns_of",
     "convert_record",
     "drop_nulls",
     "engine",
+    "expand_inputs",
     "input_size",
     "iter_input",
     "output_format",

@@ -58,7 +58,8 @@ def iter_parquet_rows(
     for g, first, end in layout if groups is None else [layout[g] for g in groups]:
         number = first
         try:
-            batches = pf.iter_batches(batch_size=_ROWS, row_groups=[g], columns=columns.needed())
+            needed = columns.needed(pf.schema_arrow.names)
+            batches = pf.iter_batches(batch_size=_ROWS, row_groups=[g], columns=needed)
             for batch in batches:
                 for row in batch.to_pylist(**maps):
                     yield number, row, end

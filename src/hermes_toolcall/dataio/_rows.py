@@ -32,17 +32,19 @@ class Columns:
 
     ``messages``: the column with the list of messages (OpenAI ``role``/``content`` items or ShareGPT
     ``from``/``value`` items: the items decide); ``tools``: the column with the tools (a list or its
-    JSON text). A mapped record is ``{"messages": …, "tools": …}``; other columns are dropped. With no
-    mapping, a row is read as it is. ``text``: the column holding a whole ChatML transcript as text
+    JSON text). A mapped record is ``{"messages": …, "tools": …}`` plus the record's own id (the ``id``
+    column, kept under any mapping so that findings can name the record); other columns are dropped. With
+    no mapping, a row is read as it is. ``text``: the column holding a whole ChatML transcript as text
     (checked as a transcript: ``validate.Options.text_column``); it excludes the other two.
 
-    >>> Columns(messages="dialog").apply({"dialog": [], "id": 3})
-    {'messages': []}
+    >>> Columns(messages="dialog").apply({"dialog": [], "id": 3, "category": "x"})
+    {'messages': [], 'id': 3}
     """
 
     messages: str | None = None
     tools: str | None = None
     text: str | None = None
+    id: str = "id"
 
     def __post_init__(self) -> None:
         if self.text is not None and (self.messages is not None or self.tools is not None):
@@ -59,23 +61,27 @@ class Columns:
             if column is not None and column not in names:
                 raise UsageError(f"{where}: no column {column!r} for --{option}-column (columns: {', '.join(names)})")
 
-    def needed(self) -> list[str] | None:
-        """The columns to read (None: all)."""
+    def needed(self, names: list[str] | tuple[str, ...] = ()) -> list[str] | None:
+        """The columns to read (None: all); the id column too when it is among ``names``."""
         if not self.mapped:
             return None
-        return [c for c in (self.messages, self.tools, self.text) if c is not None]
+        wanted = [c for c in (self.messages, self.tools, self.text) if c is not None]
+        return [*wanted, self.id] if self.id in names and self.id not in wanted else wanted
 
     def apply(self, row: Mapping[str, Any]) -> Any:
         """The record of ``row`` under this mapping (``text``: only that column, under its own name).
 
-        >>> Columns(text="chatml").apply({"chatml": "<|im_start|>…", "id": 3})
-        {'chatml': '<|im_start|>…'}
+        >>> Columns(text="chatml").apply({"chatml": "<|im_start|>…", "id": 3, "n": 1})
+        {'chatml': '<|im_start|>…', 'id': 3}
         """
         if not self.mapped:
             return row
-        if self.text is not None:
-            return {self.text: row.get(self.text)}
         out: dict[str, Any] = {}
+        if self.text is not None:
+            out[self.text] = row.get(self.text)
+            if row.get(self.id) is not None and self.id != self.text:
+                out[self.id] = row[self.id]
+            return out
         if self.messages is not None and row.get(self.messages) is not None:
             out["messages"] = row[self.messages]
         else:
@@ -87,6 +93,8 @@ class Columns:
                 out["tools"] = row[self.tools]
         elif "tools" in row:
             out["tools"] = row["tools"]
+        if row.get(self.id) is not None and self.id not in out:
+            out[self.id] = row[self.id]
         return out
 
 

@@ -35,9 +35,9 @@ from ._compressed import Compression, CorruptInputError, decompress, kind_of
 from ._extras import require
 from ._rows import NO_MAPPING, Columns, row_record
 
-__all__ = ["Kind", "compressed_stream", "input_size", "iter_input", "iter_rows", "sniff"]
+__all__ = ["Kind", "compressed_stream", "input_size", "iter_input", "iter_rows", "shards", "sniff"]
 
-Kind = Literal["plain", "gzip", "zstd", "bz2", "xz", "parquet", "dataset", "hub"]
+Kind = Literal["plain", "gzip", "zstd", "bz2", "xz", "parquet", "dataset", "hub", "folder"]
 
 _HUB = "hf://"
 _ROWS = 1024  # rows per Arrow batch read
@@ -47,7 +47,7 @@ def sniff(path: str | Path) -> Kind:
     """What ``path`` is, from its first bytes (or a ``datasets`` folder, or an ``hf://`` name).
 
     Raises:
-        UsageError: the path cannot be read, or is a folder that is not a saved dataset.
+        UsageError: the path is a ``DatasetDict`` folder (one split's folder is an input).
 
     >>> sniff("hf://owner/name")
     'hub'
@@ -65,7 +65,7 @@ def sniff(path: str | Path) -> Kind:
             )
         if os.path.isfile(os.path.join(text, "state.json")):
             return "dataset"
-        raise UsageError(f"{text} is a folder, not a dataset file or a `save_to_disk` folder")
+        return "folder"  # a folder of shards (``shards``)
     if not os.path.isfile(text):
         return "plain"  # a pipe, /dev/stdin, a missing file: the plain reader opens it once (never peeked here)
     try:
@@ -78,11 +78,56 @@ def sniff(path: str | Path) -> Kind:
     return kind_of(head) or "plain"
 
 
+def shards(folder: str | Path) -> tuple[list[str], list[str]]:
+    """The data files of a folder of shards, recursively, in path order, and the files left out.
+
+    A shard is what its first bytes say is data: Parquet, a compressed stream, JSONL (``{`` first) or ChatML
+    (``<|im_start|>`` first, after blanks); the rest (a README, ``.gitattributes``, an index) is left out
+    and listed, as are hidden files and folders. A ``save_to_disk`` folder inside is not descended into.
+
+    Raises:
+        UsageError: the folder holds no shard.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); os.makedirs(os.path.join(d, "b"))
+    >>> for name, text in (("b/2.jsonl", "{}"), ("1.jsonl", "{}"), ("README.md", "# data")):
+    ...     _ = open(os.path.join(d, name), "w").write(text)
+    >>> [[os.path.relpath(p, d) for p in group] for group in shards(d)]
+    [['1.jsonl', 'b/2.jsonl'], ['README.md']]
+    """
+    found: list[str] = []
+    left: list[str] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (Path(root) / d / "state.json").is_file())
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if name.startswith("."):
+                continue
+            (found if _is_shard(path) else left).append(path)
+    if not found:
+        raise UsageError(f"{folder} is a folder without data files (JSONL, ChatML, Parquet, or compressed ones)")
+    return found, left
+
+
+def _is_shard(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return False
+    if head.startswith(b"PAR1") or kind_of(head) is not None:
+        return True
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return start.startswith((b"{", b"<|im_start|>"))
+
+
 def input_size(path: str | Path) -> int:
     """Bytes to read (progress total): the file size, a folder's Arrow files, 0 when unknown."""
     text = str(path)
     if os.path.isdir(text):
-        return sum(p.stat().st_size for p in Path(text).glob("*.arrow"))
+        if os.path.isfile(os.path.join(text, "state.json")):
+            return sum(p.stat().st_size for p in Path(text).glob("*.arrow"))
+        return sum(os.path.getsize(p) for p in shards(text)[0]) if sniff(text) == "folder" else 0
     return os.path.getsize(text) if os.path.isfile(text) else 0
 
 
@@ -175,8 +220,9 @@ def iter_rows(path: str | Path, columns: Columns = NO_MAPPING) -> Iterator[tuple
         datasets = require("datasets")
         ds = datasets.load_from_disk(str(path))
         columns.check(list(ds.column_names), str(path))
-        if columns.needed():
-            ds = ds.select_columns(columns.needed())
+        needed = columns.needed(list(ds.column_names))
+        if needed:
+            ds = ds.select_columns(needed)
         total = input_size(path)
         n = 0
         for batch in ds.with_format(None).iter(batch_size=_ROWS):  # decoded by the features (Json, …)
@@ -201,7 +247,8 @@ def iter_input(
 
     Args:
         path: a file (plain, gzip, zstd, bz2 or xz JSONL or ChatML; Parquet), a ``save_to_disk``
-            folder, ``hf://NAME[:SPLIT]``, or ``-`` for standard input (plain or compressed).
+            folder, a folder of shards (``shards``: each read in path order, numbered from 1 again),
+            ``hf://NAME[:SPLIT]``, or ``-`` for standard input (plain or compressed).
         input_format: ``auto``, ``openai``, ``sharegpt`` or ``chatml`` (ChatML only for text files).
         columns: the column mapping (for Parquet and datasets; for JSONL, each record is re-encoded).
         max_record_bytes: a longer JSONL line or ChatML record is not read (``RawRecord.oversize``, HT612).
@@ -220,6 +267,10 @@ def iter_input(
     [(1, '{"messages": []}')]
     """
     kind = sniff(path)
+    if kind == "folder":  # its shards one after another (the command line names each shard in its findings)
+        for shard in shards(path)[0]:
+            yield from iter_input(shard, input_format, columns)
+        return
     if kind in ("parquet", "dataset", "hub"):
         if input_format == "chatml":
             raise UsageError(f"{path}: --input-format chatml reads text files; Parquet and datasets hold records")

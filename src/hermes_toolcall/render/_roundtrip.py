@@ -208,6 +208,11 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
                 index is None or field is None):  # not in a system message's text: in a tool
             index, field, offset = _locate_tool(text, pos, tools, item[1])
     what = _describe(text, pos, item, origin)
+    if item is None and index is not None and field is not None:  # name the markup at the offset given
+        value = dict(_fields(messages[index], profile)).get(field)
+        at = _TAG.match(value, offset) if isinstance(value, str) else None
+        if at is not None and at.group() != "<":
+            what = repr(at.group())
     place = f"message {index}" if index is not None else (field or "the prompt")
     detail = f" ({field})" if index is not None and field else ""
     raise RenderError(

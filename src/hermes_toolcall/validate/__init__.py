@@ -4,7 +4,7 @@ The HT3xx–HT6xx codes are declared in ``hermes_toolcall._validation_codes`` (`
 
 from __future__ import annotations
 
-from ._api import Selector, ValidationReport, validate, validate_conversation, validate_record
+from ._api import OWN_EMPTY_THINK, QUIET, Selector, ValidationReport, validate, validate_conversation, validate_record
 from ._datasets import (
     MAX_RECORD_BYTES,
     InputFormat,
@@ -21,6 +21,8 @@ from ._view import Where
 __all__ = [
     "INTERNAL_ERROR",
     "MAX_RECORD_BYTES",
+    "OWN_EMPTY_THINK",
+    "QUIET",
     "InputFormat",
     "Located",
     "Options",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +13,7 @@ from .._locate import JsonPath
 from .._model import Completion, Diagnostic, Message, Transcript
 from .._profiles import DialectProfile, get_profile
 from .._schema import ToolSet, load_tools
+from .._sharegpt import SENDERS, senders
 from ..errors import HermesError, UsageError, ValidationError
 from . import _checks as checks
 from ._build import Conversation, Finding, finding, from_completion, from_openai, from_sharegpt, from_transcript
@@ -45,6 +46,22 @@ class Selector:
             seen = self._seen[code] = self._allows(code)
         return seen
 
+    def explicit(self, code: str) -> bool:
+        """Whether a ``select`` prefix names ``code`` (the only way a dialect's quiet codes are reported)."""
+        return self.select is not None and any(code.startswith(p) for p in self.select) and self.allows(code)
+
+    def reports(self, code: str, dialect: str) -> bool:
+        """Whether ``code`` is reported for a record of ``dialect``: ``allows``, and a code the dialect keeps
+        quiet (``QUIET``: what its own template or reference prompt asks for) only when selected explicitly.
+
+        >>> s = Selector()
+        >>> s.reports("HT109", "hermes"), s.reports("HT109", "qwen3"), Selector(["HT1"]).reports("HT109", "hermes")
+        (False, True, True)
+        """
+        if code in QUIET.get(dialect, ()):
+            return self.explicit(code)
+        return self.allows(code)
+
     def _allows(self, code: str) -> bool:
         if self.select is None:
             sel = 0
@@ -54,6 +71,54 @@ class Selector:
                 return False
             sel = max(matches)
         return not any(code.startswith(p) and len(p) >= sel for p in self.ignore)
+
+
+QUIET: Mapping[str, frozenset[str]] = {
+    # the Hermes 2 Pro reference prompt (NousResearch/Hermes-Function-Calling) prescribes
+    # {"arguments": <args-dict>, "name": <function-name>}: arguments first is that dialect's own style
+    "hermes": frozenset({"HT109"}),
+    "hermes-vllm": frozenset({"HT109"}),
+}
+"""Style codes a dialect does not report by default, because its own template or reference prompt asks for
+what they flag (``--select`` naming the code, or a prefix of it, reports them again). Qwen3's own empty
+``<think>`` (HT514) is the instance-level case: ``OWN_EMPTY_THINK``."""
+
+OWN_EMPTY_THINK = frozenset({"qwen3"})
+"""Dialects whose template writes ``<think>\n\n</think>`` at the start of an assistant turn that has no
+reasoning: that block is not reported as HT514 (``--select HT514`` reports it)."""
+
+
+def detected_dialect(target: Any) -> str:
+    """The dialect ``dialect="auto"`` gives ``target``: ``detect_dialect`` on its text (a str, a parsed result's
+    source, or the strings of a record's or a message list's contents, joined by newlines).
+
+    >>> detected_dialect({"messages": [{"role": "assistant", "content": "<think>\\nx\\n</think>\\n\\nHi"}]})
+    'qwen3'
+    """
+    from .._detect import detect_dialect
+
+    if isinstance(target, Completion | Transcript):
+        text = target.source
+    elif isinstance(target, str):
+        text = target
+    else:
+        text = "\n".join(_strings(target, 0))
+    return detect_dialect(text).dialect
+
+
+def _strings(value: Any, depth: int) -> Iterator[str]:
+    """The strings of a record's messages (contents, ShareGPT values, reasoning), for detection."""
+    if depth > 4:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key in ("messages", "conversations", "content", "value", "reasoning_content", "text"):
+            if key in value:
+                yield from _strings(value[key], depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item.content if isinstance(item, Message) else item, depth + 1)
 
 
 def _code(text: str) -> str:
@@ -190,12 +255,14 @@ def _report(
     if not conv.completion:
         found.extend(checks.check_conversation(conv, profile))
     found.extend(checks.check_security(conv))
-    found.extend(checks.check_reasoning(conv))
+    own_think = profile.name in OWN_EMPTY_THINK and not selector.explicit("HT514")
+    found.extend(checks.check_reasoning(conv, own_empty_think=own_think))
     if round_trip and selector.allows("HT504"):
         found.extend(checks.check_round_trip(conv, profile))
     if not found:
         return _NOTHING  # most records: no sorting, no new report
-    kept = sorted((f for f in found if selector.allows(f[0].code)), key=lambda f: _path_key(f[1]))
+    name = profile.name
+    kept = sorted((f for f in found if selector.reports(f[0].code, name)), key=lambda f: _path_key(f[1]))
     return ValidationReport(diagnostics=tuple(d for d, _ in kept), locations=tuple(w for _, w in kept))
 
 
@@ -276,12 +343,15 @@ def validate_record(
     selector: Selector | None = None,
     check_formats: bool = False,
     round_trip: bool = True,
+    sharegpt_roles: Mapping[str, str] | None = None,
 ) -> ValidationReport:
-    """Validate one dataset record: ``{"messages", "tools"}`` (OpenAI) or ``{"conversations", "tools"}``
-    (ShareGPT, ``tools`` a JSON string or a list). The items decide the shape (``role``/``content`` or
-    ``from``/``value``) whichever key holds them; any ``Mapping`` is a record (a Hugging Face ``datasets``
-    row too). Shape problems are findings (HT602, HT603), not errors; a failure of the validator itself is
-    an HT604 finding.
+    """Validate one dataset record: ``{"messages", "tools"}`` (OpenAI; the legacy ``functions``,
+    ``function_call`` and ``function`` messages are read as tools, calls and results) or
+    ``{"conversations", "tools"}`` (ShareGPT, ``tools`` a JSON string or a list; LLaMA-Factory's
+    ``function_call``/``observation`` senders are built in, ``sharegpt_roles`` maps others: ``{"bot":
+    "assistant"}``). The items decide the shape (``role``/``content`` or ``from``/``value``) whichever key
+    holds them; any ``Mapping`` is a record (a Hugging Face ``datasets`` row too). Shape problems are
+    findings (HT602, HT603), not errors; a failure of the validator itself is an HT604 finding.
 
     >>> r = validate_record({"messages": [{"role": "user", "content": "hi"},
     ...     {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
@@ -289,7 +359,12 @@ def validate_record(
     >>> r.codes
     ('HT301',)
     """
-    return record_report(record, tools, dialect, selector or Selector(), check_formats, round_trip, decoded=False)
+    roles = tuple((sharegpt_roles or {}).items())
+    if dialect == "auto":
+        dialect = detected_dialect(record)
+    return record_report(
+        record, tools, dialect, selector or Selector(), check_formats, round_trip, decoded=False, sharegpt_roles=roles
+    )
 
 
 def record_report(
@@ -301,14 +376,16 @@ def record_report(
     round_trip: bool,
     *,
     decoded: bool,
+    sharegpt_roles: tuple[tuple[str, str], ...] = (),
 ) -> ValidationReport:
     """``validate_record`` with its options in place (the runner's per-record call).
 
     ``decoded``: the record was just decoded from JSON text, so it holds only dicts and lists (no
-    ``Mapping`` or tuple to copy into plain data first).
+    ``Mapping`` or tuple to copy into plain data first). ``sharegpt_roles``: more ShareGPT senders
+    (``_sharegpt.parse_roles``).
     """
     try:
-        return _validate_record(record, tools, dialect, selector, check_formats, round_trip, decoded)
+        return _validate_record(record, tools, dialect, selector, check_formats, round_trip, decoded, sharegpt_roles)
     except HermesError:
         raise
     except Exception as exc:  # RecursionError on absurd nesting, ValueError on huge numbers, …
@@ -345,6 +422,7 @@ def _validate_record(
     check_formats: bool,
     round_trip: bool,
     decoded: bool,
+    sharegpt_roles: tuple[tuple[str, str], ...] = (),
 ) -> ValidationReport:
     if not decoded and _needs_plain(record):
         record = _plain(record)
@@ -356,13 +434,17 @@ def _validate_record(
     if key is not None and _shape(record[key]) == "openai":
         conv = from_openai(record[key], dialect=dialect, path=(key,))
     elif key is not None:
-        conv = from_sharegpt(record[key], dialect=dialect, path=(key,))
+        roles = senders(sharegpt_roles) if sharegpt_roles else SENDERS
+        conv = from_sharegpt(record[key], dialect=dialect, path=(key,), roles=roles)
     else:
         what = "a JSON object" if isinstance(record, dict) else f"a JSON {type(record).__name__}"
         findings = (finding("HT602", f"{what} with neither `messages` nor `conversations` list", value_where(())),)
         conv = Conversation(messages=())
-    if isinstance(record, dict) and "tools" in record:
-        record_tools = record["tools"]
+    tools_key = "tools"
+    if isinstance(record, dict) and "tools" not in record and "functions" in record:
+        tools_key = "functions"  # the legacy declarations: bare function objects, read as tools
+    if isinstance(record, dict) and tools_key in record:
+        record_tools = record[tools_key]
         if isinstance(record_tools, str):
             text = record_tools
             record_tools = _tools_text(text)
@@ -370,17 +452,21 @@ def _validate_record(
                 toolset = _text_toolset(text)
         if record_tools is not None and not isinstance(record_tools, list):
             what = "is not JSON" if record_tools == _NOT_JSON else "is not a list"
-            message = f"`tools` {what}: it must be a list of tool objects (or its JSON text)"
-            findings = (*(findings or ()), finding("HT603", message, value_where(("tools",))))
+            message = f"`{tools_key}` {what}: it must be a list of tool objects (or its JSON text)"
+            findings = (*(findings or ()), finding("HT603", message, value_where((tools_key,))))
             record_tools = None
+    both = tools_key == "tools" and isinstance(record, dict) and isinstance(record.get("functions"), list)
+    if both:  # tools and the legacy functions: both declare (problems located at the record then)
+        record_tools = [*(record_tools or ()), *record["functions"]]
+        toolset = None
     if record_tools is None and findings is None:
         declared = tools if tools is not None else conv.tools
         return _report(conv, declared, conv.tools_path, conv.findings, None, get_profile(dialect), selector,
                        check_formats, round_trip)
     # the record's tools (a list, or its JSON text) replace those of the view, and its findings come after
     own_tools = record_tools if record_tools is not None else conv.tools
-    listed = isinstance(record, dict) and isinstance(record.get("tools"), list)
-    tools_path: JsonPath | None = ("tools",) if listed else None
+    listed = not both and isinstance(record, dict) and isinstance(record.get(tools_key), list)
+    tools_path: JsonPath | None = (tools_key,) if listed else None
     return _report(
         conv,
         tools if tools is not None else own_tools,
@@ -433,7 +519,8 @@ def validate(
             OpenAI message dicts or ``Message`` values (assistant ``content`` holding wire text is parsed).
         tools: OpenAI tool objects; default: the transcript's ``<tools>`` blocks (no name check when
             there are none).
-        dialect: the dialect whose role rules and round trip apply.
+        dialect: the dialect whose role rules, round trip and quiet style codes apply; ``"auto"``: the one
+            ``detect_dialect`` finds in the target's text.
         select: codes or prefixes to report (default all); ``ignore``: codes or prefixes to drop.
         strict: raise ``ValidationError`` when an error is found.
         check_formats: also check JSON-Schema ``format`` keywords (email, date-time, …).
@@ -452,6 +539,8 @@ def validate(
     """
     selector = Selector(select, ignore)
     subject: Any = target
+    if dialect == "auto":
+        dialect = detected_dialect(target)
     if isinstance(target, Completion):
         conv = from_completion(target)
     elif isinstance(target, Transcript):

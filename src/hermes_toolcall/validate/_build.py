@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -19,6 +19,7 @@ from .._model import (
     ToolsBlock,
     Transcript,
 )
+from .._sharegpt import CALL, SENDERS, sent_calls
 from ..tags import CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, THINK_OPEN
 from ._engines import parse_completion, parse_transcript
 from ._view import Finding, Piece, Source, VCall, VMessage, VReasoning, VResult, Where, finding, value_where
@@ -28,16 +29,6 @@ __all__ = ["Conversation", "Finding", "finding", "from_completion", "from_openai
 
 _CALL_OPEN = len(CALL_OPEN)
 _OPENERS = {"think": THINK_OPEN, "scratch_pad": SCRATCH_OPEN}
-_SHAREGPT_ROLES = {
-    "system": "system",
-    "human": "user",
-    "user": "user",
-    "gpt": "assistant",
-    "assistant": "assistant",
-    "tool": "tool",
-    "function_response": "tool",
-    "observation": "tool",
-}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,40 +203,69 @@ def _openai_calls(
             bad("a tool call must be {id, type, function: {name, arguments}}", tpath)
             continue
         call_id = tc.get("id") if isinstance(tc.get("id"), str) else None
-        apath = (*tpath, "function", "arguments")
-        args = fn.get("arguments")
-        if isinstance(args, str):
-            src = Source(args, apath)
-            decoded = jsonio.loads_or_none(args) if args.strip() else None
-            pieces.append(Piece(kind="arguments", text=args, source=src, base=0, parsed=False))
-            if not isinstance(decoded, dict):
-                what = "is not JSON" if decoded is None and args.strip() != "null" else "is not a JSON object"
-                findings.append(finding("HT303", f"arguments of {fn['name']!r} {what}", src.where(0, len(args))))
-            calls.append(
-                VCall(
-                    name=fn["name"],
-                    id=call_id,
-                    arguments=decoded if isinstance(decoded, dict) else None,
-                    encoding="string",
-                    where=value_where(tpath),
-                    json_source=src,
-                    json_text=args,
-                )
-            )
-        elif isinstance(args, dict):
-            calls.append(
-                VCall(
-                    name=fn["name"],
-                    id=call_id,
-                    arguments=args,
-                    encoding="object",
-                    where=value_where(tpath),
-                    object_path=apath,
-                )
-            )
-        else:
-            bad("function.arguments must be a JSON string or an object", apath)
+        _one_call(fn, call_id, tpath, (*tpath, "function", "arguments"), calls, pieces, findings, bad)
     return calls, pieces
+
+
+def _legacy_call(
+    function_call: Any, path: JsonPath, findings: list[Finding], bad: Callable[[str, JsonPath], None]
+) -> tuple[list[VCall], list[Piece]]:
+    """The legacy OpenAI ``function_call: {name, arguments}`` of an assistant message: one call without an id
+    (its result is the next ``function`` message), checked like a tool call."""
+    calls: list[VCall] = []
+    pieces: list[Piece] = []
+    if function_call is None:
+        return calls, pieces
+    if not isinstance(function_call, dict) or not isinstance(function_call.get("name"), str):
+        bad("a legacy function_call must be {name, arguments}", path)
+        return calls, pieces
+    _one_call(function_call, None, path, (*path, "arguments"), calls, pieces, findings, bad)
+    return calls, pieces
+
+
+def _one_call(
+    fn: dict[str, Any],
+    call_id: str | None,
+    tpath: JsonPath,
+    apath: JsonPath,
+    calls: list[VCall],
+    pieces: list[Piece],
+    findings: list[Finding],
+    bad: Callable[[str, JsonPath], None],
+) -> None:
+    """One call ``{name, arguments}`` at ``tpath`` (its arguments at ``apath``) added to ``calls``."""
+    args = fn.get("arguments")
+    if isinstance(args, str):
+        src = Source(args, apath)
+        decoded = jsonio.loads_or_none(args) if args.strip() else None
+        pieces.append(Piece(kind="arguments", text=args, source=src, base=0, parsed=False))
+        if not isinstance(decoded, dict):
+            what = "is not JSON" if decoded is None and args.strip() != "null" else "is not a JSON object"
+            findings.append(finding("HT303", f"arguments of {fn['name']!r} {what}", src.where(0, len(args))))
+        calls.append(
+            VCall(
+                name=fn["name"],
+                id=call_id,
+                arguments=decoded if isinstance(decoded, dict) else None,
+                encoding="string",
+                where=value_where(tpath),
+                json_source=src,
+                json_text=args,
+            )
+        )
+    elif isinstance(args, dict):
+        calls.append(
+            VCall(
+                name=fn["name"],
+                id=call_id,
+                arguments=args,
+                encoding="object",
+                where=value_where(tpath),
+                object_path=apath,
+            )
+        )
+    else:
+        bad("function.arguments must be a JSON string or an object", apath)
 
 
 def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -> Conversation:
@@ -271,6 +291,9 @@ def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -
             pieces = [Piece(kind="content", text=t, source=Source(t, p), base=0, parsed=False) for t, p in texts]
             message = VMessage(role=role, where=value_where(mpath), from_text=False, pieces=tuple(pieces))
         calls, arg_pieces = _openai_calls(msg.get("tool_calls"), (*mpath, "tool_calls"), findings, bad)
+        if role == "assistant" and "function_call" in msg:  # the legacy single call, read like a tool call
+            legacy, legacy_pieces = _legacy_call(msg["function_call"], (*mpath, "function_call"), findings, bad)
+            calls, arg_pieces = calls + legacy, arg_pieces + legacy_pieces
         reasoning: list[VReasoning] = list(message.reasoning)
         pieces = list(message.pieces) + arg_pieces
         for key in ("reasoning_content", "reasoning"):
@@ -280,7 +303,7 @@ def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -
                 reasoning.append(VReasoning(kind=key, text=text, where=src.where(0, len(text))))
                 pieces.append(Piece(kind="reasoning", text=text, source=src, base=0, parsed=False))
         results = list(message.results)
-        if role == "tool":
+        if role in ("tool", "function"):  # "function": the legacy result of a function_call
             content = "".join(t for t, _ in texts)
             cpath = texts[0][1] if len(texts) == 1 else (*mpath, "content")
             src = Source(content, cpath)
@@ -332,8 +355,47 @@ def _from_wire(
     return _message_from_parts(role, parts, transcript.diagnostics, source, len(header), value_where(path), raw)
 
 
-def from_sharegpt(conversations: Sequence[Any], *, dialect: str, path: JsonPath = ()) -> Conversation:
-    """The view of a ShareGPT conversation (``from``: system/human/gpt/tool; wire text in the values)."""
+def _sent_call_message(value: str, vpath: JsonPath, findings: list[Finding]) -> VMessage:
+    """An assistant message of a ``function_call`` turn: the call(s) its value writes as JSON."""
+    src = Source(value, vpath)
+    whole = value_where(vpath)
+    sent = sent_calls(value)
+    if isinstance(sent, str):
+        findings.append(finding("HT603", sent, src.where(0, len(value))))
+        return VMessage(role="assistant", where=whole, from_text=False)
+    calls: list[VCall] = []
+    pieces: list[Piece] = [Piece(kind="arguments", text=value, source=src, base=0, parsed=False)]
+    for c in sent:
+        arguments = c.arguments
+        if isinstance(arguments, str):
+            decoded = jsonio.loads_or_none(arguments) if arguments.strip() else None
+            if not isinstance(decoded, dict):
+                what = "is not JSON" if decoded is None and arguments.strip() != "null" else "is not a JSON object"
+                findings.append(finding("HT303", f"arguments of {c.name!r} {what}", src.where(0, len(value))))
+            arguments = decoded if isinstance(decoded, dict) else None
+        calls.append(
+            VCall(
+                name=c.name,
+                id=None,
+                arguments=arguments,
+                encoding="string" if isinstance(c.arguments, str) else "object",
+                where=whole,
+                json_source=src,
+                json_text=value,
+                json_prefix=c.path,
+            )
+        )
+    return VMessage(
+        role="assistant", where=whole, from_text=False, calls=tuple(calls), pieces=tuple(pieces),
+        order=tuple("call" for _ in calls),
+    )
+
+
+def from_sharegpt(
+    conversations: Sequence[Any], *, dialect: str, path: JsonPath = (), roles: Mapping[str, str] = SENDERS
+) -> Conversation:
+    """The view of a ShareGPT conversation (wire text in the values; the senders of ``roles``, by default
+    ``_sharegpt.SENDERS``: system/human/gpt/tool, and LLaMA-Factory's function_call/observation)."""
     findings: list[Finding] = []
     out: list[VMessage] = []
     tools: list[Any] = []
@@ -345,18 +407,22 @@ def from_sharegpt(conversations: Sequence[Any], *, dialect: str, path: JsonPath 
             )
             continue
         sender = turn.get("from")
-        role = _SHAREGPT_ROLES.get(sender) if isinstance(sender, str) else None
+        role = roles.get(sender) if isinstance(sender, str) else None
         if role is None:
             findings.append(
                 finding(
                     "HT603",
-                    f"unknown ShareGPT sender {sender!r} (system, human, gpt, tool)",
+                    f"unknown ShareGPT sender {sender!r} (known: {', '.join(roles)}; map others with "
+                    "--sharegpt-roles FROM=ROLE)",
                     value_where((*tpath, "from")),
                 )
             )
             continue
         value = turn["value"]
         vpath = (*tpath, "value")
+        if role == CALL:
+            out.append(_sent_call_message(value, vpath, findings))
+            continue
         wire = "<" in value and (role in ("assistant", "tool", "system") or RESP_OPEN in value)
         src = Source(value, vpath)
         if wire:

@@ -23,7 +23,7 @@ from ._view import Piece, VCall, VMessage, VResult, value_where
 
 __all__ = ["check_calls", "check_conversation", "check_reasoning", "check_round_trip", "check_security"]
 
-_KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
+_KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer", "function"})  # function: legacy
 _CONTROL = re.compile("|".join(map(re.escape, CONTROL)))
 _CONTROL_PREFIX = os.path.commonprefix(list(CONTROL))  # noqa: RUF071 (strings, on purpose) every token starts so
 _REASONING_OPENER = re.compile("|".join(map(re.escape, OPEN.values())))
@@ -208,21 +208,40 @@ def check_security(conv: Conversation) -> list[Finding]:
     return out
 
 
-def check_reasoning(conv: Conversation) -> list[Finding]:
-    """HT502 closers inside reasoning, HT511 nested openers, HT512 tags in reasoning_content, HT513, HT514."""
+def check_reasoning(conv: Conversation, *, own_empty_think: bool = False) -> list[Finding]:
+    """HT502 closers inside reasoning, HT511 nested openers, HT512 tags in reasoning_content, HT513, HT514.
+
+    ``own_empty_think``: the dialect's template writes ``<think>\n\n</think>`` at the start of an assistant
+    turn without reasoning (Qwen3); that block, in a transcript, is the template's and not reported.
+    """
     out: list[Finding] = []
     for msg in conv.messages:
         for piece in msg.pieces:
             if piece.kind == "reasoning" and "<" in piece.text:  # every tag holds a "<"
                 out.extend(_reasoning_tags(piece))
         if msg.reasoning:
-            for r in msg.reasoning:
+            for k, r in enumerate(msg.reasoning):
                 if not r.text.strip():
+                    if own_empty_think and k == 0 and _templates_think(conv, msg, r.text):
+                        continue
                     out.append(finding("HT514", "empty reasoning block", r.where))
             order = msg.order
             if "call" in order and "reasoning" in order[order.index("call") + 1 :]:
                 out.extend(_late_reasoning(msg))
     return out
+
+
+def _templates_think(conv: Conversation, msg: VMessage, text: str) -> bool:
+    """Whether an empty reasoning block is the one a Qwen3-style template writes: ``<think>\n\n</think>``
+    first in an assistant turn of a transcript (not a completion: there the model wrote it)."""
+    return (
+        not conv.completion
+        and msg.role == "assistant"
+        and msg.from_text
+        and text == "\n\n"
+        and bool(msg.pieces)
+        and msg.pieces[0].kind == "reasoning"
+    )
 
 
 def _reasoning_tags(piece: Piece) -> Iterator[Finding]:

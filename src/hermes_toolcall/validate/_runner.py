@@ -21,13 +21,13 @@ from .._excerpt import window
 from .._locate import locate, string_offset
 from .._model import Diagnostic, Span, ToolsBlock, Transcript
 from ..errors import DecodeError, InputError
-from ._api import Selector, ValidationReport, record_report, validate_conversation
+from ._api import Selector, ValidationReport, detected_dialect, record_report, validate_conversation
 from ._build import from_transcript
 from ._datasets import MAX_RECORD_BYTES, InputFormat, RawRecord
 from ._engines import parse_transcript
 from ._view import Where
 
-__all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "TextPosition", "check_record", "run"]
+__all__ = ["INTERNAL_ERROR", "Located", "Options", "RecordResult", "TextPosition", "check_record", "record_id", "run"]
 
 INTERNAL_ERROR = "HT604"
 
@@ -37,6 +37,7 @@ class Options:
 
     tools: tuple[Any, ...] | None = None
     dialect: str = "hermes"
+    """A dialect name, or ``auto``: each record's own, detected from its text (``detect_dialect``)."""
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     check_formats: bool = False
@@ -49,6 +50,11 @@ class Options:
     """A result with findings carries its record (``RecordResult.raw``), for a report that shows it (HTML)."""
     max_record_bytes: int = MAX_RECORD_BYTES
     """A longer record (a JSONL line, a ChatML record) is not read: HT612 (``--max-record-bytes``)."""
+    sharegpt_roles: tuple[tuple[str, str], ...] = ()
+    """More ShareGPT senders, ``(from, role)`` pairs (``_sharegpt.parse_roles``)."""
+    id_field: str = "id"
+    """The field of a record that holds its own id (a string or an integer): every finding carries it
+    (``Located.record_id``), so a report joins back to the source."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,6 +91,7 @@ class Located:
     caret: int
     text: TextPosition | None = None  # set for a record checked through Options.text_column
     where: Where | None = None  # where the check pointed in the record (None: at the record's raw text)
+    record_id: str | int | None = None  # the record's own id (Options.id_field), when it has one
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -260,7 +267,64 @@ def _joined(transcript: Transcript) -> list[Any]:
     return []
 
 
+def record_id(data: Any, field: str) -> str | int | None:
+    """The record's own id: ``data[field]`` when ``data`` is an object and that is a string or an integer.
+
+    >>> record_id({"id": "gen-7", "messages": []}, "id"), record_id({"id": True}, "id"), record_id([], "id")
+    ('gen-7', None, None)
+    """
+    if not isinstance(data, dict):
+        return None
+    value = data.get(field)
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return None
+
+
+def _with_id(result: RecordResult, rid: str | int | None) -> RecordResult:
+    """``result`` with every finding carrying the record's id (unchanged without one or without findings)."""
+    if rid is None or not result.findings:
+        return result
+    found = tuple(dataclasses.replace(f, record_id=rid) for f in result.findings)
+    return dataclasses.replace(result, findings=found)
+
+
 def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult:
+    """The findings of one record, each with the record's id; a failure of the checker is an HT604 finding."""
+    data: Any = _UNSET
+    rid = None
+    try:
+        if raw.kind == "object":
+            data = raw.data
+        elif raw.kind == "jsonl" and raw.error is None and not raw.oversize:
+            try:
+                data = jsonio.loads(raw.text)
+            except DecodeError:
+                pass  # HT601, from _check_record
+        if data is not _UNSET:
+            rid = record_id(data, options.id_field)
+        if options.dialect == "auto":  # each record's own: what its text says (detect_dialect)
+            options = dataclasses.replace(options, dialect=_detected(raw, data, options.text_column))
+        result = _check_record(raw, options, selector, data)
+    except Exception as exc:  # any failure of the checker (RecursionError, ValueError, …) is a finding
+        result = internal_error(raw, exc)
+    return _with_id(result, rid)
+
+
+_UNSET: Any = object()
+
+
+def _detected(raw: RawRecord, data: Any, text_column: str | None) -> str:
+    """The dialect of a record under ``--dialect auto`` (``_api.detected_dialect``: its text says)."""
+    if raw.kind == "chatml":
+        return detected_dialect(raw.text)
+    if text_column is not None and isinstance(data, dict) and isinstance(data.get(text_column), str):
+        return detected_dialect(data[text_column])
+    return detected_dialect(data)
+
+
+def _check_record(raw: RawRecord, options: Options, selector: Selector, data: Any) -> RecordResult:
+    """The findings of one record (``data``: its decoded JSON or row, ``_UNSET`` when it has none)."""
     if raw.oversize:
         if not selector.allows("HT612"):
             return _result(raw, ())
@@ -273,7 +337,7 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
         return _record_error(raw, "HT601", raw.error, 0)
     if raw.kind == "jsonl":
         try:
-            data = jsonio.loads(raw.text)
+            data = jsonio.loads(raw.text) if data is _UNSET else data
         except DecodeError as exc:
             if not selector.allows("HT601"):
                 return _result(raw, ())
@@ -281,14 +345,15 @@ def _check(raw: RawRecord, options: Options, selector: Selector) -> RecordResult
         if options.text_column is not None:
             return _check_text(raw, data, options.text_column, options, selector, _kw(options, selector))
         report = record_report(  # decoded JSON: plain dicts and lists already
-            data, options.tools, options.dialect, selector, options.check_formats, options.round_trip, decoded=True
+            data, options.tools, options.dialect, selector, options.check_formats, options.round_trip, decoded=True,
+            sharegpt_roles=options.sharegpt_roles,
         )
     elif raw.kind == "object":
         if options.text_column is not None:
             return _check_text(raw, raw.data, options.text_column, options, selector, _kw(options, selector))
         report = record_report(
             raw.data, options.tools, options.dialect, selector, options.check_formats, options.round_trip,
-            decoded=False,
+            decoded=False, sharegpt_roles=options.sharegpt_roles,
         )
     else:
         report = _transcript_report(raw.text, options, selector, _kw(options, selector))
@@ -347,11 +412,12 @@ def check_record(raw: RawRecord, options: Options) -> RecordResult:
     >>> [f.code for f in check_record(rec, Options()).findings]
     ['HT602']
     """
-    selector = _selector(options.select, options.ignore)
     try:
-        result = _check(raw, options, selector)
-    except Exception as exc:  # any failure of the checker (RecursionError, ValueError, …) is a finding
+        selector = _selector(options.select, options.ignore)
+    except Exception as exc:  # the options were checked by the caller; a finding all the same
         result = internal_error(raw, exc)
+    else:
+        result = _check(raw, options, selector)
     if options.keep_records and result.findings:
         return dataclasses.replace(result, raw=raw)
     return result
