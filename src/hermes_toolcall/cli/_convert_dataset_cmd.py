@@ -1,7 +1,7 @@
 """``hermes-toolcall convert-dataset IN OUT``: convert a dataset between OpenAI, ShareGPT and ChatML records.
 
 Reads any input ``validate`` reads (JSONL plain or compressed, Parquet, ``datasets`` folders, a folder of
-shards, ChatML text), streams it record by record through ``dataio.convert``, writes JSONL, Parquet or
+shards, ChatML text), streams it record by record through ``dataio.convert_record``, writes JSONL, Parquet or
 ChatML text. A record's other columns are kept wherever the output can hold them (``--drop-columns``).
 A record that cannot be converted faithfully is reported (``IN:LINE: HT610 … record N (id X): why``) and
 skipped. Exit status: 0 when every record was converted, 1 when some were skipped, 2 on a usage error.
