@@ -17,6 +17,15 @@ arguments, results, reasoning). Measured in the same run:
 UTF-8) on three transcripts of that size: the mixed one, a call-dense one (two calls and two results
 per exchange, as ``bench/stream.py``'s) and a text-dense one (long prose turns, a call now and then).
 
+``--workloads`` gives every workload's ratio to its floor in one run (CPU time, rounds interleaved):
+
+* **records**: ``--records`` completions of about 300 characters each (prose, reasoning, zero to two
+  calls: what ``validate`` and a dataset loop parse), ``parse_completion`` per record with every result
+  kept, against the per-record floor (the same regex pass and ``orjson.loads`` per record, its decoded
+  payloads kept too);
+* **mixed**, **call-dense**, **prose-heavy** (``text-dense``) and **reasoning-heavy** transcripts of
+  ``--sizes``' first size: ``parse_transcript`` against ``floor``.
+
 ``--before REV`` compares this tree with git revision ``REV`` in the same process (its package
 imported beside this one under another name): ``parse_transcript`` time on the mixed and the
 call-dense transcripts (best of ``--repeat`` rounds, before and after alternating, their order swapped
@@ -143,6 +152,67 @@ def text_dense(size_chars: int, seed: int = 11) -> str:
     return "".join(out)
 
 
+def reasoning_dense(size_chars: int, seed: int = 13) -> str:
+    """A reasoning-heavy transcript of about ``size_chars`` characters: every assistant turn opens with a
+    long ``<think>`` block (a few hundred words, some ``<`` comparisons in it), then a short answer or a call."""
+    rng = random.Random(seed)
+    out = []
+    size = 0
+    k = 0
+    while size < size_chars:
+        thought = "\n\n".join(_prose(rng, rng.randrange(100, 300)) for _ in range(rng.randrange(1, 4)))
+        thought = thought.replace(" is ", " is < ", 1)  # a comparison: text, not markup
+        body = f"<think>\n{thought}\n</think>\n\n"
+        if k % 3 == 0:
+            name, args = _args(rng)
+            body += "<tool_call>\n" + jsonio.dumps_spaced({"name": name, "arguments": args}) + "\n</tool_call>"
+        else:
+            body += _prose(rng, rng.randrange(10, 40))
+        user = _prose(rng, rng.randrange(5, 30))
+        chunk = f"<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n{body}<|im_end|>\n"
+        out.append(chunk)
+        size += len(chunk)
+        k += 1
+    return "".join(out)
+
+
+def completions(n: int, seed: int = 17) -> list[str]:
+    """``n`` assistant completions of about 300 characters: prose, reasoning, zero to two calls (deterministic)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        shape = i % 4
+        body = ""
+        if shape in (1, 3):
+            body += f"<think>\n{_prose(rng, rng.randrange(8, 16))}\n</think>\n\n"
+        if shape != 2:
+            body += _prose(rng, rng.randrange(4, 10)) + "\n"
+        for _ in range(0 if shape == 0 else 1 if shape != 3 else 2):
+            name, args = _args(rng)
+            body += "<tool_call>\n" + jsonio.dumps_spaced({"name": name, "arguments": args}) + "\n</tool_call>\n"
+        while len(body) < 280:
+            body += _prose(rng, 6) + " "
+        out.append(body)
+    return out
+
+
+def floor_kept(text: str) -> list[Any]:
+    """``floor`` for one record, keeping what it decodes (as a parse keeps its result)."""
+    out: list[Any] = []
+    opened = -1
+    for m in _MARKERS.finditer(text):
+        tag = m.group()
+        if tag in ("<tool_call>", "<tool_response>"):
+            opened = m.end()
+        elif tag in ("</tool_call>", "</tool_response>") and opened >= 0:
+            try:
+                out.append(orjson.loads(text[opened : m.start()]))
+            except orjson.JSONDecodeError:
+                out.append(None)
+            opened = -1
+    return out
+
+
 _MARKERS = re.compile(
     r"<\|im_start\|>|<\|im_end\|>|</?tool_call>|</?tool_response>|</?think>|</?scratch_pad>|</?tools>"
 )
@@ -202,7 +272,58 @@ def peak_ratio(parse: Parse, ids: Callable[[], Any], text: str) -> float:
     return peak / len(text.encode("utf-8"))
 
 
-WORKLOADS: dict[str, Callable[[int], str]] = {"mixed": transcript, "call-dense": call_dense, "text-dense": text_dense}
+WORKLOADS: dict[str, Callable[[int], str]] = {
+    "mixed": transcript,
+    "call-dense": call_dense,
+    "text-dense": text_dense,
+    "reasoning-heavy": reasoning_dense,
+}
+
+
+def each_record(parse: Callable[[str], Any]) -> Callable[[list[str]], list[Any]]:
+    """A loop over records that calls ``parse`` on each and keeps every result (a dataset loop)."""
+
+    def run(records: list[str]) -> list[Any]:
+        return [parse(r) for r in records]
+
+    return run
+
+
+def workloads(mb: float, records: int, repeat: int) -> None:
+    """Every workload's ratio to its floor, in one run: the records, then each transcript workload."""
+    from hermes_toolcall import parse_completion
+
+    ids = sequential_ids()
+    texts = completions(records)
+    chars = sum(map(len, texts))
+    run_floor, run_parse = each_record(floor_kept), each_record(lambda t: parse_completion(t, ids=ids))
+    run_parse(texts[:100])
+    best = [float("inf")] * 2
+    for _ in range(repeat):
+        for k, fn in enumerate((run_floor, run_parse)):
+            gc.collect()
+            t0 = CLOCK()
+            kept = fn(texts)
+            best[k] = min(best[k], CLOCK() - t0)
+            del kept
+    print("| workload | input | floor | parse | ratio parse/floor |")
+    print("|---|---|---:|---:|---:|")
+    per = [b / records * 1e6 for b in best]
+    print(
+        f"| records (results kept) | {records:,} completions, {chars / records:.0f} chars each | "
+        f"{per[0]:.2f} µs/record | {per[1]:.2f} µs/record | {best[1] / best[0]:.1f}x |"
+    )
+
+    def grammar(text: str) -> object:
+        return parse_transcript(text, ids=ids)
+
+    for name, make in WORKLOADS.items():
+        text = make(int(mb * 1_000_000))
+        grammar(text[:20000])
+        t_floor, t_parse = _best_interleaved([floor, grammar], text, repeat)
+        m = len(text) / 1e6
+        label = "prose-heavy (text-dense)" if name == "text-dense" else name
+        print(f"| {label} | {m:.1f} MB | {m / t_floor:.1f} MB/s | {m / t_parse:.1f} MB/s | {t_parse / t_floor:.1f}x |")
 
 
 def memory(mb: float) -> None:
@@ -217,8 +338,10 @@ def memory(mb: float) -> None:
 
 
 def before_after(rev: str, sizes: list[float], repeat: int, memory_mb: float) -> None:
-    """This tree's ``parse_transcript`` against revision ``rev``'s: time, then memory (same run)."""
+    """This tree's parse against revision ``rev``'s: the records workload, ``parse_transcript``, memory (same run)."""
     from stream import load_revision  # bench/stream.py, beside this file
+
+    from hermes_toolcall import parse_completion
 
     old = load_revision(rev)
     old_ids = old.sequential_ids
@@ -231,6 +354,26 @@ def before_after(rev: str, sizes: list[float], repeat: int, memory_mb: float) ->
     def after(text: str) -> object:
         return parse_transcript(text, ids=ids)
 
+    texts = completions(10_000)
+    floor_run = each_record(floor_kept)
+    runs = [floor_run, each_record(lambda t: old.parse_completion(t, ids=before_ids)),
+            each_record(lambda t: parse_completion(t, ids=ids))]
+    for fn in runs:
+        fn(texts[:100])
+    best_r = [float("inf")] * 3
+    for r in range(repeat):
+        order = [0, 1, 2] if r % 2 == 0 else [0, 2, 1]
+        for k in order:
+            gc.collect()
+            t0 = CLOCK()
+            kept = runs[k](texts)
+            best_r[k] = min(best_r[k], CLOCK() - t0)
+            del kept
+    us = [b / len(texts) * 1e6 for b in best_r]
+    print(f"| records (10,000 completions, results kept) | floor µs | before ({rev}) µs | after µs | "
+          "before/floor | after/floor |")
+    print("|---|---:|---:|---:|---:|---:|")
+    print(f"| | {us[0]:.2f} | {us[1]:.2f} | {us[2]:.2f} | {us[1] / us[0]:.1f}x | {us[2] / us[0]:.1f}x |\n")
     print(f"| input | before ({rev}) MB/s | after MB/s | after/before time |")
     print("|---|---|---|---|")
     for name in ("mixed", "call-dense"):
@@ -262,10 +405,15 @@ def main() -> None:
     ap.add_argument("--memory", type=float, default=0.0, help="also the memory ratios on transcripts of this many MB")
     ap.add_argument("--before", metavar="REV", help="only compare this tree with git revision REV (time, memory)")
     ap.add_argument("--cpu", action="store_true", help="time with this process's CPU time, not wall time")
+    ap.add_argument("--workloads", action="store_true", help="every workload's ratio to its floor (CPU time)")
+    ap.add_argument("--records", type=int, default=10_000, help="completions of the records workload")
     args = ap.parse_args()
     global CLOCK
-    if args.cpu:
+    if args.cpu or args.workloads:
         CLOCK = time.process_time
+    if args.workloads:
+        workloads(float(args.sizes.split(",")[0]), args.records, args.repeat)
+        return
     if args.before:
         before_after(args.before, [float(s) for s in args.sizes.split(",")], args.repeat, args.memory or 5.0)
         return

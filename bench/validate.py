@@ -10,7 +10,12 @@ one record in twenty carrying a defect. Measured in the same process, on the sam
 * **parse only**: read the file line by line, decode each record, parse its wire text into the
   conversation view (everything ``validate`` does before its checks);
 * **validate, --jobs 1**: ``runner.run`` with one process (every check, positions of findings);
-* **validate, all cores**: ``runner.run`` with a process pool over record batches (``--jobs 0``).
+* **validate, all cores**: ``runner.run`` with a process pool over record batches (``--jobs 0``);
+* **floor**: the least a validator of these records does, a bare loop over the same file: each line
+  decoded by ``orjson``, each call's arguments (an OpenAI call's JSON string, or the JSON of a
+  ``<tool_call>`` block that a regular expression finds in a ShareGPT value) decoded and checked by
+  ``jsonschema-rs`` against its tool's schema, compiled once per tool set (``orjson + jsonschema-rs``);
+  and the same loop checking with ``jsonschema`` (``orjson + jsonschema``). No other check, no position.
 
 ``cpu/wall`` is the CPU time used (this process and the pool workers) over the wall time: near the
 number of processes when the cores were free, lower when other work held them.
@@ -22,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -142,6 +148,45 @@ def parse_only(path: Path) -> int:
     return n
 
 
+_CALL_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+
+
+def floor(path: Path, rs: bool = True) -> tuple[int, int]:
+    """The bare loop (see the module docstring); returns (records, invalid calls)."""
+    import jsonschema
+    import jsonschema_rs
+    import orjson
+
+    compiled: dict[Any, dict[str, Any]] = {}
+    records = invalid = 0
+
+    def checkers(tools: Any) -> dict[str, Any]:
+        key = tools if isinstance(tools, str) else orjson.dumps(tools)
+        found = compiled.get(key)
+        if found is None:
+            listed = orjson.loads(tools) if isinstance(tools, str) else tools
+            make = jsonschema_rs.validator_for if rs else jsonschema.Draft202012Validator
+            found = compiled[key] = {t["function"]["name"]: make(t["function"]["parameters"]) for t in listed}
+        return found
+
+    with open(path, "rb") as fh:
+        for line in fh:
+            record = orjson.loads(line)
+            records += 1
+            check = checkers(record.get("tools"))
+            if "messages" in record:
+                for m in record["messages"]:
+                    for call in m.get("tool_calls") or ():
+                        fn = call["function"]
+                        invalid += not check[fn["name"]].is_valid(orjson.loads(fn["arguments"]))
+            else:
+                for turn in record["conversations"]:
+                    for body in _CALL_BLOCK.findall(turn["value"]):
+                        call = orjson.loads(body)
+                        invalid += not check[call["name"]].is_valid(call["arguments"])
+    return records, invalid
+
+
 def validate(path: Path, jobs: int) -> tuple[int, int]:
     """Validate every record; returns (records, findings)."""
     records = findings = 0
@@ -175,21 +220,26 @@ def single_core(path: Path, rounds: int) -> None:
     best: dict[str, float] = {}
     found: dict[str, int] = {}
     n = 0
+    labels = ("orjson + jsonschema-rs", "orjson + jsonschema", "parse only", "validate --jobs 1, jsonschema only",
+              "validate --jobs 1")
     for _ in range(rounds):
-        for label in ("parse only", "validate --jobs 1, jsonschema only", "validate --jobs 1"):
-            if label == "parse only":
+        for label in labels:
+            if label.startswith("orjson"):
+                (n, found[label]), _wall, cpu = _timed(floor, path, label.endswith("-rs"))
+            elif label == "parse only":
                 n, _wall, cpu = _timed(parse_only, path)
             else:
                 _fast(label == "validate --jobs 1")
                 (n, found[label]), _wall, cpu = _timed(validate, path, 1)
             best[label] = min(best.get(label, cpu), cpu)
     _fast(True)
-    base = n / best["parse only"]
-    print(f"single core, best of {rounds} rounds, records per CPU second:")
+    base = n / best["orjson + jsonschema-rs"]
+    print(f"single core, best of {rounds} alternating rounds, records per CPU second:")
     for label, cpu in best.items():
         rate = n / cpu
-        extra = f"; {found[label]} findings" if label in found else ""
-        print(f"  {label:36s}: {rate:8.0f} records/s  ({rate / base:.2f}x parse only){extra}")
+        what = "invalid calls" if label.startswith("orjson") else "findings"
+        extra = f"; {found[label]} {what}" if label in found else ""
+        print(f"  {label:36s}: {rate:8.0f} records/s  ({base / rate:.2f}x the orjson + jsonschema-rs time){extra}")
 
 
 def child_round(path: Path) -> None:

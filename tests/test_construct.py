@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from hermes_toolcall import _construct as construct
-from hermes_toolcall._model import Reasoning, Span, Text, ToolCall, ToolResponse, Turn, public_fields
+from hermes_toolcall._model import Completion, Reasoning, Span, Text, ToolCall, ToolResponse, Turn, public_fields
 
 SPAN = Span(start=3, end=9, line=2, column=1)
 HEADER = Span(start=3, end=5, line=2, column=1)
@@ -43,6 +43,12 @@ CASES: list[tuple[Any, type[Any], tuple[Any, ...], dict[str, Any]]] = [
         Turn,
         ("user", (), 3, 9, 5, None, (SPAN, HEADER, None)),
         {"role": "user", "parts": (), "span": SPAN, "header": HEADER, "end": None},
+    ),
+    (
+        construct.new_completion,
+        Completion,
+        ((), (), "hi<|im_end|>", SPAN, None),
+        {"parts": (), "diagnostics": (), "source": "hi<|im_end|>", "end": SPAN, "stopped_at": None},
     ),
 ]
 

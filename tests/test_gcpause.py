@@ -1,4 +1,4 @@
-"""_gcpause.py: the collector is paused only for large inputs, always restored, and loses nothing."""
+"""_gcpause.py: the collector is paused only for large inputs and batches, always restored, and loses nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from hermes_toolcall import ParseError, parse_completion, parse_transcript
-from hermes_toolcall._gcpause import PAUSE_AT, collector_paused
+from hermes_toolcall._gcpause import PAUSE_AT, collector_paused, paused
 
 TURN = '<|im_start|>assistant\n<think>r</think><tool_call>{"name": "f", "arguments": {"a": [1, {"b": 2}]}}</tool_call>'
 MIXED = (
@@ -78,3 +78,38 @@ def test_parsing_creates_no_reference_cycles(text: str, collector_on: None) -> N
         gc.garbage.clear()
         gc.enable()
     assert found == 0, [type(o).__name__ for o in garbage[:10]]
+
+
+# ---- paused: the dataset paths' batches ----------------------------------------------------------------
+
+
+def test_paused_runs_the_function_paused_and_restores_the_collector(collector_on: None) -> None:
+    @paused
+    def batch(items: list[int]) -> list[tuple[int, bool]]:
+        return [(i, gc.isenabled()) for i in items]
+
+    assert batch([1, 2]) == [(1, False), (2, False)]
+    assert gc.isenabled()
+
+    @paused
+    def boom() -> None:
+        raise KeyError("x")
+
+    with pytest.raises(KeyError):
+        boom()
+    assert gc.isenabled()
+    gc.disable()
+    assert batch([3]) == [(3, False)]
+    assert not gc.isenabled()  # a caller who disabled it keeps it disabled
+
+
+def test_a_worker_batch_is_checked_paused(collector_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_toolcall.validate import _runner as runner
+    from hermes_toolcall.validate._datasets import RawRecord
+
+    seen: list[bool] = []
+    real = runner.check_record
+    monkeypatch.setattr(runner, "check_record", lambda r, o: seen.append(gc.isenabled()) or real(r, o))
+    records = [RawRecord(number=i, line=i, kind="jsonl", end=0, text="{") for i in range(1, 4)]
+    results = runner._batch(records, runner.Options())
+    assert [r.number for r in results] == [1, 2, 3] and seen == [False] * 3 and gc.isenabled()

@@ -16,10 +16,11 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, cast
 
-from ._model import Reasoning, Span, Text, ToolCall, ToolResponse, Turn
+from ._model import Completion, Reasoning, Span, Text, ToolCall, ToolResponse, Turn
 
 __all__ = [
     "SPAN_SETTERS",
+    "new_completion",
     "new_reasoning",
     "new_span",
     "new_text",
@@ -74,3 +75,8 @@ new_tool_response = cast(
     Callable[[str, str, int, int, Any, str | None, bool], ToolResponse], positional(ToolResponse)
 )
 new_turn = cast(Callable[[str, tuple[Any, ...], int, int, int, int | None, Any], Turn], positional(Turn))
+#: A whole completion (parts, diagnostics, source, end, stopped_at): one per ``parse_completion``, where
+#: the keyword constructor cost as much as parsing an empty completion (``bench/parse.py`` records).
+new_completion = cast(
+    Callable[[tuple[Any, ...], tuple[Any, ...], str, Span | None, int | None], Completion], positional(Completion)
+)

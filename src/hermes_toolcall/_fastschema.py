@@ -12,16 +12,24 @@ expressions against Python's ``re``: ``\\d`` is ASCII in one and Unicode in the 
 ``format`` (checked only with ``--check-formats``, which never takes the fast path), with a ``$ref``
 or ``$dynamicRef`` (a reference cycle makes jsonschema report that the schema cannot be applied,
 which must stay a finding), or with a ``$schema`` other than the drafts both know.
-``tests/test_validate_fastschema.py`` checks the verdicts agree on generated schemas and instances.
+The fast verdict is also taken only for an instance made of JSON values alone (``json_only``): a
+NaN or an infinity (``1e999`` decodes to one) compares otherwise in Rust than in Python, so under a
+``not`` jsonschema-rs called ``{"not": {"maximum": 0}}`` valid for NaN where jsonschema finds it
+invalid; and a tuple is an array for jsonschema-rs but not for jsonschema. For the same reason a schema
+that holds anything but JSON values (a NaN ``const`` reads as ``null`` in jsonschema-rs) stays with
+jsonschema.
+``tests/test_validate_fastschema.py`` checks that the findings are the same with and without the fast
+pass on generated schemas and instances, the nasty ones included.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["compile_fast", "fast_safe", "fast_valid"]
+__all__ = ["compile_fast", "fast_safe", "fast_valid", "json_only"]
 
 _UNSAFE = frozenset({"pattern", "patternProperties", "format", "multipleOf"})
 _DRAFTS = frozenset(
@@ -104,7 +112,7 @@ def fast_safe(schema: Any, *, top: bool = True) -> bool:
 def compile_fast(schema: Any) -> Any:
     """A jsonschema-rs validator for ``schema``, or None (not installed, not safe, or it refuses it)."""
     rs = _rs()
-    if rs is None or not fast_safe(schema):
+    if rs is None or not fast_safe(schema) or not json_only(schema):  # a NaN in the schema: rs reads null
         return None
     try:
         return rs.validator_for(schema, validate_formats=False, offline=True)
@@ -113,8 +121,37 @@ def compile_fast(schema: Any) -> Any:
 
 
 def fast_valid(validator: Any, instance: Any) -> bool:
-    """True when the fast validator finds ``instance`` valid (False also when it cannot take it)."""
+    """True when the fast validator finds ``instance`` valid and that verdict is jsonschema's (``json_only``).
+
+    False also when it cannot take the instance: jsonschema decides then.
+    """
     try:
-        return bool(validator.is_valid(instance))
-    except Exception:  # an instance it cannot convert (lone surrogates, huge numbers): not decided here
+        valid = bool(validator.is_valid(instance))
+    except Exception:  # an instance it cannot convert (lone surrogates, an int subclass): not decided here
         return False
+    return valid and json_only(instance)
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def json_only(value: Any) -> bool:
+    """Whether ``value`` holds only dicts, lists, strings, ints, bools, None and finite floats (exact types).
+
+    >>> json_only({"a": [1, 2.5, None, True, "x"]}), json_only({"a": float("nan")}), json_only((1, 2))
+    (True, False, False)
+    """
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = item.__class__
+        if kind in _SCALARS:
+            continue
+        if kind is dict:
+            push(item.values())
+        elif kind is list:
+            push(item)
+        elif kind is not float or not math.isfinite(item):
+            return False
+    return True

@@ -8,11 +8,12 @@ raises ``ParseError`` carrying every error diagnostic at the end of the parse.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
-from typing import TypeVar, Unpack
+from typing import Any, TypeVar, Unpack
 
 from ._argcheck import check_text, check_type
-from ._gcpause import collector_paused
+from ._gcpause import PAUSE_AT
 from ._model import Completion, Diagnostic, Transcript
 from ._options import ParseKeywords, ParseOptions, options_of
 from .errors import HermesError, ParseError, UsageError, internal_error
@@ -22,13 +23,48 @@ __all__ = ["parse_completion", "parse_completion_with", "parse_transcript", "par
 
 
 def _options(text: object, keywords: ParseKeywords) -> ParseOptions:
-    """The options of a whole-text parse: ``dialect="auto"`` is detected from ``text``."""
+    """The options of a whole-text parse: ``dialect="auto"`` is detected from ``text``.
+
+    A guard in front of ``options_of``: the options of keywords that carry no per-call object (no ``ids``,
+    ``tools`` or tools policy, a dialect by name) are made once and found again by their values.
+    """
     check_text("text", text)
+    key = _key(keywords)
+    if key is not None:
+        made = _MADE.get(key)
+        if made is not None:
+            return made
     if keywords.get("dialect") == "auto":
         from ._detect import detect_dialect
 
-        keywords = {**keywords, "dialect": detect_dialect(str(text)).dialect}
-    return options_of(None, keywords)
+        return options_of(None, {**keywords, "dialect": detect_dialect(str(text)).dialect})
+    made = options_of(None, keywords)
+    if key is not None and len(_MADE) < _MADE_MAX:
+        _MADE[key] = made
+    return made
+
+
+#: Options made for keyword values (``_key``): most calls repeat the same few, and making a
+#: ``ParseOptions`` (checks, profile, reasoning start) costs more than parsing a short completion.
+_MADE: dict[tuple[Any, ...], ParseOptions] = {}
+_MADE_MAX = 256
+_BY_VALUE = frozenset(
+    {"dialect", "strict", "calls_in_reasoning", "stop_at_fabricated_response", "max_block_chars", "starts_in_reasoning"}
+)
+_EXACT = frozenset({str, bool, int, type(None)})
+
+
+def _key(keywords: ParseKeywords) -> tuple[Any, ...] | None:
+    """The ``_MADE`` key of ``keywords``, or None when one is not made by value (an ``ids`` factory, tools, a
+    ``DialectProfile``, ``"auto"``). Each value's exact type is in the key: ``strict=1`` equals ``True`` as
+    a key but must still be refused by ``options_of``."""
+    key = []
+    for name, value in keywords.items():
+        kind = value.__class__
+        if name not in _BY_VALUE or kind not in _EXACT or value == "auto":
+            return None
+        key.append((name, value, kind))
+    return tuple(key)
 
 
 def _raise_on_errors(what: str, diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -52,20 +88,25 @@ def _run(
     """
     check_text("text", text)
     check_type("options", options, ParseOptions, "a ParseOptions")
+    paused = len(text) >= PAUSE_AT and gc.isenabled()  # see _gcpause.py: large inputs only
+    if paused:
+        gc.disable()
     try:
-        with collector_paused(len(text)):
-            result = build(text, options)
-            if options.tools is not None:  # imported only when used
-                from ._tools_policy import apply_to_completion, apply_to_transcript
+        result = build(text, options)
+        if options.tools is not None:  # imported only when used
+            from ._tools_policy import apply_to_completion, apply_to_transcript
 
-                if isinstance(result, Transcript):
-                    result = apply_to_transcript(result, options)
-                else:
-                    result = apply_to_completion(result, options)
+            if isinstance(result, Transcript):
+                result = apply_to_transcript(result, options)
+            else:
+                result = apply_to_completion(result, options)
     except (HermesError, MemoryError):
         raise
     except Exception as exc:  # only HermesError escapes: anything else is a bug
         raise internal_error(f"parse_{what}", exc) from exc
+    finally:
+        if paused:
+            gc.enable()
     if options.strict:
         _raise_on_errors(what, result.diagnostics)
     return result

@@ -13,7 +13,12 @@ __all__ = ["LineIndex"]
 
 
 class LineIndex:
-    """Maps offsets of one text to 1-based line:column (a cursor forward, O(log lines) back).
+    """Maps offsets of one text to 1-based line:column (O(log lines) per offset, table built on first use).
+
+    A parse keeps its index in the parts it returns (their spans are built on demand), so the index is
+    one object: a kept result holds one more object for its positions, not a table and a closure
+    (fewer objects for the cyclic collector to walk when many results are kept, ``_gcpause.py``). The
+    engines build the spans of a parse through ``spanner()``, a function with a forward cursor.
 
     >>> idx = LineIndex("ab\\ncd")
     >>> idx.line_col(3)
@@ -22,46 +27,46 @@ class LineIndex:
     Span(start=3, end=5, line=2, column=1)
     """
 
-    __slots__ = ("_lines", "span", "text")
+    __slots__ = ("_table", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._lines = lines = _Lines(text)
-        # the span function holds the line table, not the index: no reference cycle (_gcpause.py)
-        self.span: Callable[[int, int], Span] = _span_function(text, lines.line_col)
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of ``offset``."""
-        return self._lines.line_col(offset)
-
-    def source_line(self, line: int) -> str:
-        """The text of 1-based ``line`` without its newline."""
-        starts = self._lines.starts()
-        start = starts[line - 1]
-        end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return self.text[start:end]
-
-
-class _Lines:
-    """The start offset of every line of a text, built on the first lookup that needs it."""
-
-    __slots__ = ("_table", "_text")
-
-    def __init__(self, text: str) -> None:
-        self._text = text
         self._table: list[int] | None = None
 
     def starts(self) -> list[int]:
+        """The start offset of every line (built on the first lookup that needs it)."""
         if self._table is None:
             # line k+1 starts one past the end of line k: running sums of (length + 1), all in C
-            lengths = map(len, self._text.split("\n"))
+            lengths = map(len, self.text.split("\n"))
             self._table = list(accumulate(map((1).__add__, lengths), initial=0))[:-1]
         return self._table
 
     def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of ``offset``."""
         starts = self.starts()
         line = bisect_right(starts, offset)
         return line, offset - starts[line - 1] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        """The Span ``[start, end)`` (the line:column of ``start``)."""
+        line, column = self.line_col(start)
+        o: Span = _new(Span)
+        _SET_START(o, start)
+        _SET_END(o, end)
+        _SET_LINE(o, line)
+        _SET_COLUMN(o, column)
+        return o
+
+    def spanner(self) -> Callable[[int, int], Span]:
+        """A ``span`` function for a parse, which asks in document order (``_span_function``)."""
+        return _span_function(self.text, self.line_col)
+
+    def source_line(self, line: int) -> str:
+        """The text of 1-based ``line`` without its newline."""
+        starts = self.starts()
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[start:end]
 
 
 _new = object.__new__

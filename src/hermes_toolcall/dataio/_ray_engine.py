@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .._gcpause import paused
 from ..errors import HermesError, UsageError
 from ..validate import InputFormat, Options, RawRecord, RecordResult, check_record
 from ._compressed import CorruptInputError
@@ -152,6 +153,7 @@ class _Source:
         return HermesInput()
 
 
+@paused  # a block of small records: the collector runs after it (_gcpause.py)
 def _check_block(batch: Any, options: Options) -> Any:
     pa = require("pyarrow")
     cols = {name: batch.column(name).to_pylist() for name in _FIELDS}

@@ -60,7 +60,7 @@ class BlockReader:
         self.src = source
         self.opts = options
         self.index = LineIndex(source)
-        self.span: Callable[[int, int], Span] = self.index.span  # hot: one span per part, header, end
+        self.span: Callable[[int, int], Span] = self.index.spanner()  # hot: the spans a parse builds
         self.diags: list[Diagnostic] = []
         self.ordinal = 0
         self.reach = 0  # end offset of the last token consumed (or of the last cut)

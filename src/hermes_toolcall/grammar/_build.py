@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .._construct import new_reasoning, new_text, new_turn
+from .._construct import new_completion, new_reasoning, new_text, new_turn
 from .._diagnostics import message
 from .._model import (
     Completion,
@@ -62,6 +62,7 @@ _A_STOP = _CONTROL | {"AFTER"}
 
 Tok = tuple[str, int, int]
 _NO_TOKENS: list[Tok] = []
+_VARIANTS: dict[tuple[object, bool, bool], Variant] = {}  # (reasoning kinds, calls_in_reasoning, stop_at_fabricated)
 
 
 class _Builder(BlockReader):
@@ -71,11 +72,12 @@ class _Builder(BlockReader):
         super().__init__(source, options)
         self.level = level  # "t" (transcript) or "c" (completion)
         self.stopped_at: int | None = None
-        self.variant = Variant(
-            kinds=tuple(options.profile.reasoning_kinds),
-            calls_in_reasoning=options.calls_in_reasoning,
-            stop_at_fabricated=options.stop_at_fabricated_response,
-        )
+        key = (options.profile.reasoning_kinds, options.calls_in_reasoning, options.stop_at_fabricated_response)
+        variant = _VARIANTS.get(key)
+        if variant is None:  # one value per option variant: the driver's cache finds it by identity
+            kinds, calls, stop = key
+            variant = _VARIANTS[key] = Variant(kinds=tuple(kinds), calls_in_reasoning=calls, stop_at_fabricated=stop)
+        self.variant = variant
         # the tokens are read one batch at a time (``toks``, read up to ``pos``), never held whole
         self.batches: Iterator[list[Tok]] = iter(())
         self.toks: list[Tok] = _NO_TOKENS
@@ -124,6 +126,8 @@ class _Builder(BlockReader):
                 self.diag("HT005", message("HT005"), s, e)
 
     def sorted_diagnostics(self) -> tuple[Diagnostic, ...]:
+        if not self.diags:
+            return ()
         return tuple(sorted(self.diags, key=lambda d: d.span.start))
 
     # ------------------------------------------------------------------ text runs
@@ -400,6 +404,4 @@ def build_completion(text: str, options: ParseOptions) -> Completion:
         end = b.span(p, n)
         if tok[0] != "IM_END" or text[p + _END :].strip(_WS):
             b.diag("HT006", message("HT006"), p, n)
-    return Completion(
-        parts=tuple(body.parts), diagnostics=b.sorted_diagnostics(), source=text, end=end, stopped_at=b.stopped_at
-    )
+    return new_completion(tuple(body.parts), b.sorted_diagnostics(), text, end, b.stopped_at)

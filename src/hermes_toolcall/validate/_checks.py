@@ -53,13 +53,6 @@ def check_calls(conv: Conversation, tools: ToolSet, *, check_names: bool, format
             arguments = call.arguments
             if arguments is None:
                 continue  # HT303 already said why
-            fast = spec.fast
-            if fast is not None and not formats:
-                try:  # what fast_valid (and spec.check first) does, without the two calls
-                    if fast.is_valid(arguments):
-                        continue  # valid by the fast checker: jsonschema would find nothing either
-                except Exception:  # an instance it cannot convert: jsonschema decides
-                    pass
             for err in spec.check(arguments, formats=formats):
                 out.append(
                     finding(

@@ -18,6 +18,7 @@ from typing import Any
 from .. import _jsonio as jsonio
 from .._diagnostics import make
 from .._excerpt import window
+from .._gcpause import collector_paused
 from .._locate import locate, string_offset
 from .._model import Diagnostic, Span, ToolsBlock, Transcript
 from ..errors import DecodeError, InputError
@@ -424,7 +425,8 @@ def check_record(raw: RawRecord, options: Options) -> RecordResult:
 
 
 def _batch(records: Sequence[RawRecord], options: Options) -> list[RecordResult]:
-    return [check_record(r, options) for r in records]
+    with collector_paused():  # a batch of small records: the collector runs after it (_gcpause.py)
+        return [check_record(r, options) for r in records]
 
 
 def _isolate(batch: Sequence[RawRecord], options: Options) -> Iterator[RecordResult]:
@@ -479,7 +481,7 @@ def run(
         records: raw records, e.g. ``datasets.iter_records(path)``.
         options: what to check.
         jobs: worker processes (1: in this process; 0: one per core).
-        batch_size: records per batch sent to a worker.
+        batch_size: records per batch sent to a worker (checked there with the cyclic collector paused).
 
     Returns:
         One ``RecordResult`` per record, in input order.
@@ -489,7 +491,7 @@ def run(
     ['HT601']
     """
     workers = (os.cpu_count() or 1) if jobs == 0 else max(1, jobs)
-    if workers == 1:
+    if workers == 1:  # one by one: a result is out before the next record is read (a pipe streams)
         for r in records:
             yield check_record(r, options)
         return
