@@ -49,7 +49,12 @@ class LineIndex:
 
     def span(self, start: int, end: int) -> Span:
         """The Span ``[start, end)`` (the line:column of ``start``)."""
-        line, column = self.line_col(start)
+        if self._table is None and start <= _DIRECT:  # near the start: count, without building the table
+            text = self.text
+            line = text.count("\n", 0, start) + 1
+            column = start - text.rfind("\n", 0, start)
+        else:
+            line, column = self.line_col(start)
         o: Span = _new(Span)
         _SET_START(o, start)
         _SET_END(o, end)
@@ -70,6 +75,7 @@ class LineIndex:
 
 
 _new = object.__new__
+_DIRECT = 4096  # offsets up to this are counted directly until a line table exists (short texts never build one)
 _SET_START, _SET_END, _SET_LINE, _SET_COLUMN = SPAN_SETTERS
 
 
