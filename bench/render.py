@@ -5,7 +5,11 @@ so the ratio compares rendering only. The injection guard's cost is measured in 
 the guard (the default) against ours with ``allow_injection=True`` (no check at all), rounds interleaved.
 ``--baseline REV`` also loads the renderer of git revision REV (``git archive``, imported under another package
 name) and times it in the same process, interleaved with ours: the before/after of a change.
-Usage: ``python bench/render.py [--repeat N] [--baseline REV]``.
+``--set`` picks the conversations: ``reference`` (the example request and agent loops built from it, one
+shared tool set), ``small`` (1,000 random conversations of 2-6 messages, each with its own 1-3 tools, a ``<``
+in about a third of them) and ``large`` (50 random conversations of 100-300 messages, each with its own
+tools, ``<`` here and there): issue 24's workloads. Every set is rendered byte-identical to Jinja first.
+Usage: ``python bench/render.py [--repeat N] [--baseline REV] [--set reference,small,large]``.
 """
 
 from __future__ import annotations
@@ -55,14 +59,52 @@ def conversations() -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
     return out
 
 
-def _time(fn: Callable[[], object], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        for _ in range(repeat):
-            fn()
-        best = min(best, time.process_time() - start)
-    return best
+_LT_TEXTS = ("if a < b then", "x<y", "use <div> here", "1 <= 2", "a <b> c", "<<", "i<3")
+
+
+def _random_tools(rng: random.Random) -> list[dict[str, Any]]:
+    tools = []
+    for k in range(rng.randint(1, 3)):
+        props = {f"p{j}": {"type": rng.choice(["string", "integer", "number", "boolean"]),
+                           "description": f"parameter {j} of tool {k}"} for j in range(rng.randint(0, 3))}
+        tools.append({"type": "function", "function": {
+            "name": f"tool_{rng.randrange(10**6)}_{k}", "description": "Does " + " ".join(
+                rng.choice(("the", "a", "file", "city", "search", "weather")) for _ in range(rng.randint(2, 12))),
+            "parameters": {"type": "object", "properties": props, "required": list(props)[:1]}}})
+    return tools
+
+
+def _text(rng: random.Random, lt: float) -> str:
+    words = " ".join(rng.choice(("hello", "please", "check", "the", "files", "é", "東京", "now")) for _ in
+                     range(rng.randint(3, 40)))
+    return words + " " + rng.choice(_LT_TEXTS) if rng.random() < lt else words
+
+
+def random_conversation(rng: random.Random, size: int, lt: float) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A system message, then user / assistant (calls) / tool turns up to ``size`` messages, its own tools;
+    each text holds a ``<`` with probability ``lt``."""
+    tools = _random_tools(rng)
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are helpful. " + _text(rng, 0)}]
+    while len(msgs) < size:
+        msgs.append({"role": "user", "content": _text(rng, lt)})
+        if len(msgs) < size - 1 and rng.random() < 0.5:
+            calls = [{"id": f"c{len(msgs)}_{i}", "type": "function", "function": {
+                "name": rng.choice(tools)["function"]["name"], "arguments": {"q": _text(rng, 0), "n": i}}}
+                for i in range(rng.randint(1, 2))]
+            msgs.append({"role": "assistant", "content": "", "tool_calls": calls})
+            msgs.extend({"role": "tool", "tool_call_id": c["id"], "content": '{"ok": true, "text": "done"}'}
+                        for c in calls)
+        msgs.append({"role": "assistant", "content": _text(rng, lt)})
+    return msgs[:size], tools
+
+
+SETS: dict[str, Callable[[], list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]]] = {
+    "reference": conversations,
+    "small": lambda: [random_conversation(rng, rng.randint(2, 6), 0.1) for rng in [random.Random(24)]
+                      for _ in range(1000)],
+    "large": lambda: [random_conversation(rng, rng.randint(100, 300), 0.02) for rng in [random.Random(25)]
+                      for _ in range(50)],
+}
 
 
 def _interleaved(fns: list[Callable[[], object]], repeat: int, rounds: int = 7) -> list[float]:
@@ -101,12 +143,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the guard/baseline timing")
     parser.add_argument("--baseline", metavar="REV", default=None,
                         help="also time the renderer of this git revision, in the same process (before/after)")
+    parser.add_argument("--set", default="reference", help="comma-separated: " + ", ".join(SETS))
     args = parser.parse_args(argv)
     baseline = load_baseline(args.baseline) if args.baseline else None
-    convs = conversations()
-    print(f"{len(convs)} conversations ({', '.join(str(len(m)) for m, _ in convs)} messages), "
-          f"best of 3 x {args.repeat} renders of the set (CPU time), Python {sys.version.split()[0]}")
-    before = f" {args.baseline + ' ms':>12} {'change':>8}" if baseline else ""
+    for set_name in args.set.split(","):
+        _run_set(set_name, SETS[set_name](), args.repeat, args.rounds, baseline, args.baseline)
+    return 0
+
+
+def _run_set(set_name: str, convs: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]], repeat: int, rounds: int,
+             baseline: Any, rev: str | None) -> None:
+    sizes = sorted(len(m) for m, _ in convs)
+    shown = ", ".join(map(str, sizes)) if len(sizes) <= 6 else f"{sizes[0]}-{sizes[-1]}"
+    with_lt = sum(any("<" in str(m.get("content")) for m in msgs) for msgs, _ in convs)
+    print(f"\n[{set_name}] {len(convs)} conversations ({shown} messages; {with_lt} with a '<' in a text), "
+          f"best of {rounds} x {repeat} renders of the set (CPU time), Python {sys.version.split()[0]}")
+    before = f" {rev + ' ms':>12} {'change':>8}" if baseline else ""
     print(f"{'dialect':<12} {'jinja ms':>10} {'ours ms':>10} {'ratio':>8} {'no guard ms':>12} {'guard cost':>11}"
           + before)
     ratios = []
@@ -138,9 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             for msgs, tools in convs:
                 baseline(msgs, tools=tools, dialect=name, add_generation_prompt=True, **tokens)
 
-        t_jinja = _time(jinja, args.repeat) / args.repeat * 1000
-        fns: list[Callable[[], object]] = [ours, unguarded, old] if baseline else [ours, unguarded]
-        t_ours, t_bare, *t_old = (t / args.repeat * 1000 for t in _interleaved(fns, args.repeat, args.rounds))
+        fns: list[Callable[[], object]] = [jinja, ours, unguarded, old] if baseline else [jinja, ours, unguarded]
+        t_jinja, t_ours, t_bare, *t_old = (t / repeat * 1000 for t in _interleaved(fns, repeat, rounds))
         ratios.append(t_jinja / t_ours)
         costs.append(t_ours / t_bare)
         line = (f"{name:<12} {t_jinja:>10.3f} {t_ours:>10.3f} {t_jinja / t_ours:>7.1f}x {t_bare:>12.3f} "
@@ -148,13 +199,12 @@ def main(argv: list[str] | None = None) -> int:
         if t_old:
             changes.append(t_ours / t_old[0])
             line += f" {t_old[0]:>12.3f} {(t_ours / t_old[0] - 1) * 100:>+7.1f}%"
-        print(line)
-    summary = (f"geometric mean ratio: {_geomean(ratios):.1f}x; guard cost (geometric mean): "
-               f"{(_geomean(costs) - 1) * 100:+.1f}%")
+        print(line, flush=True)
+    summary = (f"geometric mean ratio: {_geomean(ratios):.1f}x (lowest {min(ratios):.1f}x); guard cost (geometric "
+               f"mean): {(_geomean(costs) - 1) * 100:+.1f}%")
     if changes:
-        summary += f"; change against {args.baseline}: {(_geomean(changes) - 1) * 100:+.1f}%"
+        summary += f"; change against {rev}: {(_geomean(changes) - 1) * 100:+.1f}%"
     print(summary)
-    return 0
 
 
 def _geomean(values: list[float]) -> float:

@@ -20,8 +20,8 @@ from hermes_toolcall import RenderError, UsageError, parse_transcript, render, r
 from hermes_toolcall._model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock
 from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.conformance._generate import FRAGMENTS
-from hermes_toolcall.render._chat import prescan
-from hermes_toolcall.render._values import normalize_messages
+from hermes_toolcall.render._chat import check_round_trip, prescan
+from hermes_toolcall.render._values import normalize_messages, normalize_tools
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]
@@ -401,6 +401,66 @@ def test_prescan_counts_exactly_the_renderers_own_tags(dialect: str, req: dict[s
     assert written == text.count("<")
     assert not suspect or "NaN" in text or "Infinity" in text
     count("render pre-scan: exact")
+
+
+# --- the guard checks only the turns a field changed (issue 24): the same refusals as the whole check ---
+
+_opener = st.sampled_from(["<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"", "<think>", "<tool_response>",
+                           "<tools>\n{\"name\": \"", "<scratch_pad>", "<|im_end|>\n<|im_start|>user\n", "<", "</think>",
+                           "<|im_start|>", "</tool_call>", "</tool_response>"])
+spanning = st.lists(st.one_of(_opener, _frag, st.text(max_size=3)), min_size=1, max_size=4).map("".join)
+
+
+@st.composite
+def a_long_request(draw: st.DrawFn) -> dict[str, Any]:
+    """Many benign turns around a few whose fields open a block, a tag or a turn that a whole-prompt parse
+    could carry into the turns after them (the shortcut parses the changed turns alone)."""
+    msgs: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(2, 10))):
+        if draw(st.integers(0, 3)):
+            kind = draw(st.sampled_from(["user", "assistant", "call", "tool"]))
+            if kind == "call":
+                msgs.append({"role": "assistant", "content": draw(benign),
+                             "tool_calls": [{"name": draw(plain), "arguments": {"a": draw(benign)}}]})
+                msgs.append({"role": "tool", "content": draw(benign)})
+            else:
+                msgs.append({"role": kind, "content": draw(benign)})
+        else:
+            m = draw(a_message())
+            if draw(st.booleans()):
+                m["content"] = draw(spanning)
+            msgs.append(m)
+    if draw(st.booleans()):
+        msgs.insert(0, {"role": "system", "content": draw(st.one_of(benign, spanning))})
+    return {"messages": msgs, "tools": draw(st.one_of(st.none(), st.lists(a_tool(), max_size=2))),
+            "gen": draw(st.booleans()), "kwargs": draw(st.sampled_from([{}, {"bos_token": "<|begin_of_text|>"},
+                                                                        {"enable_thinking": False}]))}
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@settings(max_examples=examples(150))
+@given(req=a_long_request())
+def test_checking_the_changed_turns_refuses_what_the_whole_check_refuses(dialect: str, req: dict[str, Any]) -> None:
+    """The guard parses back only the turns holding a ``<`` the renderer did not write; on conversations
+    built to carry a block or tag across turns it refuses exactly what parsing the whole prompt refuses,
+    naming the same message, field and offset."""
+    profile = DIALECTS[dialect]
+    msgs = normalize_messages(req["messages"])
+    tools = normalize_tools(req["tools"])
+    if tools is None and profile.tools_none == "error":
+        tools = []
+
+    def outcome(changed_only: bool) -> tuple[Any, ...] | None:
+        try:
+            check_round_trip(profile, msgs, tools, add_generation_prompt=req["gen"], kwargs=req["kwargs"],
+                             changed_only=changed_only)
+        except RenderError as exc:
+            return (exc.message_index, exc.field, exc.offset, str(exc))
+        return None
+
+    whole = outcome(False)
+    assert outcome(True) == whole
+    count("render changed turns: " + ("refused" if whole else "rendered"))
 
 
 # --- the render_* pieces go through the same guard (reproduction 6) -----------------------------

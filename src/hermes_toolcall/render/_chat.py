@@ -15,7 +15,7 @@ from .._profiles import DialectProfile
 from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN, THINK_CLOSE, THINK_OPEN
 from ._injection import check_reasoning, check_text
 from ._results import content_text
-from ._roundtrip import Recorder, reasoning_is_structure, verify
+from ._roundtrip import Recorder, changed, reasoning_is_structure, verify
 from ._values import MISSING, crash, jinja_str, reasoning_of, require_str
 from ._writers import (
     _PLAIN,
@@ -41,7 +41,8 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
     if ctx.guard:
         _known_roles(roles, msgs)
     out = [bos]
-    prompt, n = _system_prompt(ctx, tools, None)  # n: ``<`` written by the renderer (the caller adds bos's)
+    prompt, n = _system_prompt(ctx, tools, None)  # n: ``<`` written by the renderer
+    n += _lt(bos)
     _place_tools(ctx, out, None)
     out.append(prompt)
     last = len(msgs) - 1
@@ -50,6 +51,7 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
     for i, m in enumerate(msgs):
         if rec is not None:
             rec.starts.append((len(out), i))
+            rec.written.append((len(out), n))
         role = roles[i]
         if role in _PLAIN or (role == "assistant" and "tool_calls" not in m):
             content = m.get("content")
@@ -156,8 +158,10 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
     guard = ctx.guard
     qwq = p.reasoning == "qwq"
     for i, m in enumerate(msgs):
-        if rec is not None and (i or not has_system):
-            rec.starts.append((len(out), i))
+        if rec is not None:
+            rec.written.append((len(out), n))
+            if i or not has_system:
+                rec.starts.append((len(out), i))
         role = roles[i]
         if role == "user" or (role == "system" and i != 0):
             content = m.get("content")
@@ -303,6 +307,7 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
         role = _role(m)
         if rec is not None:
             rec.starts.append((len(out), i))
+            rec.written.append((len(out), n))
         if role == "tool":
             blocks: list[str] = []
             while i < len(msgs) and _role(msgs[i]) == "tool":
@@ -343,7 +348,6 @@ def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_pro
         bos_token = kwargs.get("bos_token")
         bos = jinja_str(bos_token) if profile.bos and bos_token is not None else ""
         out, n = _hermes(ctx, tools, bos)
-        n += _lt(bos)
     elif profile.tools_block == "qwen":
         out, n = _qwen(ctx, tools, kwargs.get("enable_thinking", MISSING))
     else:
@@ -373,21 +377,26 @@ def render_chat(profile: DialectProfile, messages: list[dict[str, Any]], tools: 
     out, n, _ = _render(ctx, tools, add_generation_prompt, kwargs)
     text = "".join(out)
     if guard and (ctx.suspect or _lt(text) != n):
-        check_round_trip(profile, messages, tools, add_generation_prompt=add_generation_prompt, kwargs=kwargs)
+        check_round_trip(profile, messages, tools, add_generation_prompt=add_generation_prompt, kwargs=kwargs,
+                         changed_only=True)
     return text
 
 
 def check_round_trip(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None,
-                     *, add_generation_prompt: bool, kwargs: Mapping[str, Any]) -> None:
+                     *, add_generation_prompt: bool, kwargs: Mapping[str, Any], changed_only: bool = False) -> None:
     """Render with a recorder and parse the prompt back (the full check, whatever the pre-scan says).
+
+    With ``changed_only`` only the turns holding a ``<`` the renderer did not write are parsed back
+    (``roundtrip.verify``), unless a call is outside the plain shape (then all of them).
 
     Raises:
         RenderError: the prompt would not parse back to this conversation.
     """
     rec = Recorder(reasoning_is_structure(profile))
     ctx = _Ctx(profile, messages, True, rec)
-    out, _, bos = _render(ctx, tools, add_generation_prompt, kwargs)
-    verify("".join(out), out, rec, profile=profile, bos=bos, messages=messages, tools=tools)
+    out, n, bos = _render(ctx, tools, add_generation_prompt, kwargs)
+    ranges = changed(out, rec, n) if changed_only and not ctx.suspect else None
+    verify("".join(out), out, rec, profile=profile, bos=bos, messages=messages, tools=tools, changed=ranges)
 
 
 def recorded_render(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from .._ids import sequential_ids
@@ -30,6 +31,8 @@ from ._values import MISSING, call_function, get, jinja_str, reasoning_of
 __all__ = [
     "NEVER",
     "Recorder",
+    "Written",
+    "changed",
     "expected_arguments",
     "reasoning_is_structure",
     "tool_name",
@@ -50,13 +53,31 @@ class Recorder:
     """What the renderer wrote, by piece index of its output list: items (call/result/tools) with the
     message they come from, and where each message's text starts."""
 
-    __slots__ = ("items", "reasoning", "starts")
+    __slots__ = ("items", "reasoning", "starts", "written")
 
     def __init__(self, reasoning: bool = False) -> None:
         self.items: list[tuple[int, Item, tuple[int | None, str]]] = []
         self.starts: list[tuple[int, int | None]] = []
+        #: checkpoints (piece index, ``<`` the renderer wrote before that piece), one per message loop step:
+        #: the pieces between two of them hold exactly the difference unless a field added one (``changed``)
+        self.written: list[tuple[int, int]] = []
         #: reasoning blocks are structure (``reasoning_is_structure``): the renderer records each it writes
         self.reasoning = reasoning
+
+
+class Written:
+    """A call's arguments as the message gives them: the checking render records this, and ``verify`` turns
+    it into ``expected_arguments`` only for the turns it compares (most calls of a long chat are in none)."""
+
+    __slots__ = ("arguments",)
+
+    def __init__(self, arguments: Any) -> None:
+        self.arguments = arguments
+
+
+def _resolved(item: Item) -> Item:
+    return ("call", item[1], expected_arguments(item[2].arguments)) if item[0] == "call" and isinstance(
+        item[2], Written) else item
 
 
 def tool_name(tool: Any) -> Any:
@@ -99,7 +120,22 @@ def reasoning_is_structure(profile: DialectProfile) -> bool:
     return profile.reasoning in ("qwen3", "every-turn")
 
 
-def _parsed(transcript: Transcript, reasoning: bool = False) -> list[tuple[int, str, list[tuple[int, Item]]]]:
+def changed(pieces: Sequence[str], rec: Recorder, written: int) -> list[tuple[int, int]] | None:
+    """The piece ranges ``[a, b)`` between two checkpoints of ``rec.written`` holding a ``<`` the renderer did
+    not write (``written``: its count for the whole prompt), or None when no checkpoint was recorded."""
+    marks = rec.written
+    if not marks:
+        return None
+    bounds = [(0, 0), *marks, (len(pieces), written)]
+    out = []
+    for (a, n_a), (b, n_b) in pairwise(bounds):
+        if a < b and "".join(pieces[a:b]).count("<") != n_b - n_a:
+            out.append((a, b))
+    return out
+
+
+def _parsed(transcript: Transcript, reasoning: bool = False,
+            shift: int = 0) -> list[tuple[int, str, list[tuple[int, Item]]]]:
     # a call read only by keeping a raw control character (HT204) is not the call written: in the
     # dialects that write names raw, a name with a control character is not JSON (docs/dialects.md)
     raw_controls = [d.span.start for d in transcript.diagnostics if d.code == "HT204"]
@@ -129,33 +165,67 @@ def _parsed(transcript: Transcript, reasoning: bool = False) -> list[tuple[int, 
         if names is not None:
             k = next(k for k, (_, it) in enumerate(items) if it[0] == "tools")
             items[k] = (items[k][0], ("tools", tuple(names)))
-        turns.append((turn.header.start, turn.role, items))
+        if shift:
+            items = [(at + shift, item) for at, item in items]
+        turns.append((turn.header.start + shift, turn.role, items))
     return turns
 
 
-def _divergence(text: str, pieces: Sequence[str], rec: Recorder, bos: str,
-                transcript: Transcript) -> tuple[int, tuple[int | None, str] | None, Item | None] | None:
-    """The first offset where the parse differs from what was written, the origin of the expected item
-    there (if any) and the item the parse found there, or None when they agree."""
+Expected = list[tuple[int, str, list[tuple[Item, tuple[int | None, str]]]]]
+
+
+def _expected(pieces: Sequence[str], rec: Recorder) -> tuple[list[int], list[int], Expected]:
+    """The pieces' offsets, the indices of the pieces that open a turn, and per turn what it must hold:
+    (offset, role, [(item, origin)])."""
     offsets = [0]
     for piece in pieces:
         offsets.append(offsets[-1] + len(piece))
     headers = [k for k, piece in enumerate(pieces) if piece.startswith(IM_START)]
-    expected: list[tuple[int, str, list[tuple[Item, tuple[int | None, str]]]]] = []
+    expected: Expected = []
+    turn_of = [-1] * len(pieces)  # the turn each piece is in (-1: before the first)
     for j, k in enumerate(headers):
         stop = headers[j + 1] if j + 1 < len(headers) else len(pieces)
+        turn_of[k:stop] = [j] * (stop - k)
         header = pieces[k]
         newline = header.find("\n")
         role = header[12:newline] if newline >= 0 else header[12:]
-        expected.append((offsets[k], role, [(item, origin) for p, item, origin in rec.items if k <= p < stop]))
+        expected.append((offsets[k], role, []))
+    for p, item, origin in rec.items:  # in piece order: each turn's items in the order written
+        j = turn_of[p] if 0 <= p < len(pieces) else -1
+        if j >= 0:
+            expected[j][2].append((item, origin))
+    return offsets, headers, expected
+
+
+def _divergence(text: str, pieces: Sequence[str], rec: Recorder, bos: str,
+                transcript: Transcript) -> tuple[int, tuple[int | None, str] | None, Item | None] | None:
+    """The first offset where the parse of the whole prompt differs from what was written, the origin of the
+    expected item there (if any) and the item the parse found there, or None when they agree."""
+    expected = _expected(pieces, rec)[2]
+    return _turns_divergence(rec, bos, transcript, _resolve(expected))
+
+
+def _resolve(expected: Expected) -> Expected:
+    """``expected`` with each call's written arguments as ``expected_arguments`` (``Written``)."""
+    return [(at, role, [(_resolved(item), origin) for item, origin in items]) for at, role, items in expected]
+
+
+def _turns_divergence(rec: Recorder, bos: str, transcript: Transcript, expected: Expected,
+                      shift: int = 0) -> tuple[int, tuple[int | None, str] | None, Item | None] | None:
+    """The first offset where the parse differs from what was written, the origin of the expected item
+    there (if any) and the item the parse found there, or None when they agree.
+
+    ``transcript`` is the parse of the prompt from offset ``shift`` on, and ``expected`` the turns it must
+    hold (all of the prompt's, or a run of them: ``verify``); offsets are the prompt's."""
     candidates: list[tuple[int, tuple[int | None, str] | None, Item | None]] = []
     for gap in transcript.gaps:
-        if gap.text.strip(_WS) and not (bos and gap.span.start == 0 and gap.text == bos):
-            candidates.append((gap.span.start, None, None))
+        start = gap.span.start + shift
+        if gap.text.strip(_WS) and not (bos and start == 0 and gap.text == bos):
+            candidates.append((start, None, None))
             break
     if transcript.stopped_at is not None:
-        candidates.append((transcript.stopped_at, None, None))
-    got = _parsed(transcript, rec.reasoning)
+        candidates.append((transcript.stopped_at + shift, None, None))
+    got = _parsed(transcript, rec.reasoning, shift)
     for j in range(max(len(got), len(expected))):
         if j >= len(got):
             candidates.append((expected[j][0], None, None))
@@ -174,15 +244,39 @@ def _divergence(text: str, pieces: Sequence[str], rec: Recorder, bos: str,
             origin = e_items[k][1] if k < len(e_items) else None
             found = g_items[k][1] if k < len(g_items) else None
             turn = transcript.turns[j]
-            pos = g_items[k][0] if k < len(g_items) else (turn.end.start if turn.end else turn.span.end)
+            pos = g_items[k][0] if k < len(g_items) else (turn.end.start if turn.end else turn.span.end) + shift
             candidates.append((pos, origin, found))
             break
     return min(candidates, key=lambda c: c[0]) if candidates else None
 
 
+def _runs(headers: list[int], changed: list[tuple[int, int]], pieces: int) -> list[tuple[int, int]] | None:
+    """The runs ``[j0, j1)`` of consecutive turns whose pieces overlap a changed range, or None when a changed
+    range starts before the first turn (text outside the turns: the whole prompt is checked)."""
+    if not headers or any(a < headers[0] for a, _ in changed):
+        return None
+    ends = [*headers[1:], pieces]
+    picked = [j for j, (k, end) in enumerate(zip(headers, ends, strict=True))
+              if any(a < end and k < b for a, b in changed)]
+    runs: list[tuple[int, int]] = []
+    for j in picked:
+        if runs and runs[-1][1] == j:
+            runs[-1] = (runs[-1][0], j + 1)
+        else:
+            runs.append((j, j + 1))
+    return runs
+
+
 def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectProfile, bos: str,
-           messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> None:
+           messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None,
+           changed: list[tuple[int, int]] | None = None) -> None:
     """Parse ``text`` (the joined ``pieces``) and compare it with what ``rec`` says was written.
+
+    With ``changed`` (piece ranges holding a ``<`` the renderer did not write: ``changed()``) only the turns
+    over those pieces are parsed, each run of consecutive ones on its own: a turn parses the same wherever
+    it stands (it ends at its own ``<|im_end|>``), and the other turns hold only the renderer's own tags,
+    which the pre-scan vouches for as it does for a whole prompt. ``tests/test_render_roundtrip.py`` checks
+    that this refuses exactly what the whole check refuses, at the same place.
 
     Raises:
         RenderError: the prompt would parse into another structure; names the message (None for the
@@ -190,8 +284,18 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
     """
     from .._parse import parse_transcript  # local import: parse imports the grammar engine
 
-    transcript = parse_transcript(text, dialect=profile, max_block_chars=len(text) + 1, ids=sequential_ids())
-    found = _divergence(text, pieces, rec, bos, transcript)
+    offsets, headers, expected = _expected(pieces, rec)
+    runs = _runs(headers, changed, len(pieces)) if changed is not None else None
+    spans = [(0, len(expected), 0, len(text))] if runs is None else [
+        (j0, j1, 0 if j0 == 0 else offsets[headers[j0]], offsets[headers[j1]] if j1 < len(headers) else len(text))
+        for j0, j1 in runs]
+    found = None
+    for j0, j1, start, end in spans:
+        part = text[start:end]
+        transcript = parse_transcript(part, dialect=profile, max_block_chars=len(part) + 1, ids=sequential_ids())
+        found = _turns_divergence(rec, bos, transcript, _resolve(expected[j0:j1]), start)
+        if found is not None:
+            break
     if found is None:
         return
     pos, origin, item = found

@@ -21,7 +21,7 @@ from ._calls import call_json
 from ._fastjson import spaced
 from ._injection import check_block, check_control_tokens
 from ._results import content_text
-from ._roundtrip import Recorder, expected_arguments, tool_name, verify_prompt
+from ._roundtrip import Recorder, Written, tool_name, verify_prompt
 from ._system import render_system_prompt
 from ._values import MISSING, call_function, crash, get, jinja_str, require_str
 
@@ -86,7 +86,7 @@ def _calls(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> list[str]
         if rec is not None:
             fn_ = call_function(call)
             prefix = f"tool_calls[{k}].function." if isinstance(get(call, "function"), Mapping) else f"tool_calls[{k}]."
-            rec.items.append((piece, ("call", jinja_str(get(fn_, "name")), expected_arguments(get(fn_, "arguments"))),
+            rec.items.append((piece, ("call", jinja_str(get(fn_, "name")), Written(get(fn_, "arguments"))),
                               (index, prefix)))
         if fast and type(call) is dict:  # the common shape, inlined (same result as call_json)
             fn = call.get("function")
@@ -154,7 +154,9 @@ def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
     return IM_START + role + "\n" + content + f"{IM_END}\n"
 
 
-_PROMPTS: dict[tuple[DialectProfile, str | None, str], tuple[str, int]] = {}
+#: The tools prompt by (profile, system text, tools' JSON): the prompt and its ``<`` the pre-scan counts as
+#: the renderer's (``_vouched``; None until a render with the guard asks: a render without it never vouches)
+_PROMPTS: dict[tuple[DialectProfile, str | None, str], tuple[str, int | None]] = {}
 
 
 @lru_cache(maxsize=16)
@@ -207,11 +209,17 @@ def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str
     cached = _PROMPTS.get(key)
     if cached is None:
         prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
-        cached = prompt, _vouched(prompt, tools, profile)
+        cached = prompt, _vouched(prompt, tools, profile) if ctx.guard else None
         if len(_PROMPTS) >= 64:
             _PROMPTS.clear()
         _PROMPTS[key] = cached
-    return cached
+    prompt, vouched = cached
+    if vouched is None:  # first asked by a render without the guard: vouched now, once
+        if not ctx.guard:
+            return prompt, 0
+        vouched = _vouched(prompt, tools, profile)
+        _PROMPTS[key] = prompt, vouched
+    return prompt, vouched
 
 
 def _place_tools(ctx: _Ctx, out: list[str], index: int | None) -> None:
