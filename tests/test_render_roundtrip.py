@@ -463,6 +463,59 @@ def test_checking_the_changed_turns_refuses_what_the_whole_check_refuses(dialect
     count("render changed turns: " + ("refused" if whole else "rendered"))
 
 
+# --- the Hermes catalogue vouched for by its values (issue 24) ---------------------------------------
+
+_line = '{"type": "function", "function": {"name": "'
+_catalogue_text = st.one_of(st.text(max_size=6), adv, st.sampled_from(
+    [_line, '", "description": "', '", "parameters": ', '{"a": 1}}', "}}", '"', "\\", "\n", "\r", "{", "[", "NaN"]))
+_schema_leaf = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), _catalogue_text,
+                         st.floats(allow_nan=True, allow_infinity=True))
+_schema_value = st.recursive(_schema_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(_catalogue_text, inner, max_size=3)), max_leaves=8)
+
+
+def _deep_schema(depth: int) -> dict[str, Any]:
+    value: Any = "x"
+    for _ in range(depth):
+        value = {"a": [value]}
+    return value
+
+
+@st.composite
+def a_catalogue_tool(draw: st.DrawFn) -> dict[str, Any]:
+    props = draw(st.dictionaries(st.one_of(plain, _catalogue_text), st.fixed_dictionaries(
+        {"type": st.sampled_from(["string", "integer", "object"]), "description": _catalogue_text,
+         "default": _schema_value}), max_size=3))
+    params: dict[str, Any] = {"type": "object", "properties": props}
+    if draw(st.integers(0, 9)) == 0:
+        params["extra"] = _deep_schema(draw(st.integers(40, 260)))
+    fn = {"name": draw(st.one_of(plain, plain, _catalogue_text)), "description": draw(_catalogue_text),
+          "parameters": params}
+    return {"type": "function", "function": fn} if draw(st.booleans()) else fn
+
+
+@pytest.mark.parametrize("dialect", [d for d in DIALECT_NAMES if DIALECTS[d].tools_block == "hermes"])
+@settings(max_examples=examples(200))
+@given(tools=st.lists(a_catalogue_tool(), max_size=3))
+def test_a_hermes_catalogue_vouched_by_its_values_parses_back(dialect: str, tools: list[dict[str, Any]]) -> None:
+    """The guard takes a Hermes tools prompt without parsing it when its values are plain
+    (``_plain_catalogue``); every prompt it takes that way parses back to exactly its tools."""
+    from hermes_toolcall.render._roundtrip import verify_prompt
+    from hermes_toolcall.render._system import render_system_prompt
+    from hermes_toolcall.render._writers import _plain_catalogue, _skeleton
+
+    profile = DIALECTS[dialect]
+    try:
+        prompt = render_system_prompt(tools, dialect=profile, allow_injection=True)
+    except (RenderError, TypeError, ValueError, RecursionError):
+        return  # the template cannot write these tools
+    if prompt.count("<") != _skeleton(profile) or not _plain_catalogue(prompt, tools):
+        count("hermes catalogue: parsed")
+        return
+    verify_prompt(prompt, tools, profile)
+    count("hermes catalogue: vouched by its values")
+
+
 # --- the render_* pieces go through the same guard (reproduction 6) -----------------------------
 
 

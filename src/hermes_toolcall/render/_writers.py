@@ -171,16 +171,40 @@ def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: Dialec
     stands: it ends at its own ``<|im_end|>``), else -1 (the full check then runs and says why).
 
     JSON tool lines (Qwen, omp) cannot leave their strings, so a prompt without extra ``<`` needs no parse;
-    the Hermes catalogue writes names and descriptions raw into pseudo-JSON, so it is always parsed (once:
-    the result is cached with the prompt)."""
+    the Hermes catalogue writes names and descriptions raw into pseudo-JSON: it needs none when its values
+    are plain (``_plain_catalogue``), else it is parsed (once: the result is cached with the prompt)."""
     written = prompt.count("<")
-    if profile.tools_block != "hermes" and written == (_skeleton(profile) if prompt else 0):
+    if written == (_skeleton(profile) if prompt else 0) and (
+            profile.tools_block != "hermes" or _plain_catalogue(prompt, tools)):
         return written
     try:
         verify_prompt(prompt, tools, profile)
     except RenderError:
         return -1
     return written
+
+
+#: How each line of the Hermes catalogue starts; the reader splits the catalogue at these (``_body.py``).
+_HERMES_LINE = '{"type": "function", "function": {"name": "'
+#: Brackets a Hermes catalogue may hold for its parameters to be vouched for: their nesting is then far
+#: below the tolerant reader's depth bound (``_lenient_json.MAX_DEPTH``), so each reads back.
+_BRACKETS = 100
+
+
+def _plain_catalogue(prompt: str, tools: list[Mapping[str, Any]] | None) -> bool:
+    """Whether a Hermes tools prompt without extra ``<`` reads back to its tools' names, told from the
+    values: the reader splits the catalogue where a line starts (one start per tool: nothing else writes
+    one), reads each name up to its closing quote (a name without ``"`` or an unprintable character), and
+    each tool's parameters as JSON (written by ``json.dumps``: no NaN or Infinity, nesting bounded)."""
+    listed = tools or ()
+    if (prompt.count(_HERMES_LINE) != len(listed) or "NaN" in prompt or "Infinity" in prompt
+            or prompt.count("{") + prompt.count("[") > _BRACKETS):
+        return False
+    for tool in listed:
+        name = tool_name(tool)
+        if type(name) is not str or '"' in name or not name.isprintable():
+            return False
+    return True
 
 
 def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str | None) -> tuple[str, int]:
