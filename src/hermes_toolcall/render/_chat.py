@@ -387,7 +387,7 @@ def check_round_trip(profile: DialectProfile, messages: list[dict[str, Any]], to
     """Render with a recorder and parse the prompt back (the full check, whatever the pre-scan says).
 
     With ``changed_only`` only the turns holding a ``<`` the renderer did not write are parsed back
-    (``roundtrip.verify``), unless a call is outside the plain shape (then all of them).
+    (``_roundtrip.verify``), unless a call is outside the plain shape (then all of them).
 
     Raises:
         RenderError: the prompt would not parse back to this conversation.
