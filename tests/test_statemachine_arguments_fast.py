@@ -136,9 +136,9 @@ def test_the_fast_path_takes_the_arguments_interior(size: int) -> None:
     original = JsonBody._string_run
     taken: list[str] = []
 
-    def spy(self: JsonBody, data: str, i: int) -> Value | None:
-        taken.append(data[i:])
-        return original(self, data, i)
+    def spy(self: JsonBody, data: str, i: int, chunk: str) -> Value | None:
+        taken.append(chunk)
+        return original(self, data, i, chunk)
 
     counts = []
     JsonBody._string_run = spy  # type: ignore[method-assign]

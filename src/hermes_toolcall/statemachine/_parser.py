@@ -150,6 +150,7 @@ class StreamParser:
         "_buf",
         "_checked",
         "_closed",
+        "_guard",
         "_head",
         "_moves",
         "_opener",
@@ -171,6 +172,7 @@ class StreamParser:
     _state: State
     _moves: dict[str, Move]
     _reader: Reader
+    _guard: Callable[[str, int, int], Value | None]  # the current reader's ``guard``, bound once per reader
     _sink: Callable[[str, int], list[Event]]  # the current element's ``add``
     #: ``retain=False``: how many line starts may pile up before the old ones are forgotten
     FORGET_LINES_AT = 1024
@@ -252,7 +254,7 @@ class StreamParser:
         if not data:  # nothing to read now ("": waits, or empty), or the start of the input decided (None)
             return [] if data is not None else self._opening()
         pos = self._buf.pos
-        value = self._reader.guard(data, 0, pos)
+        value = self._guard(data, 0, pos)
         if value is REST:
             return self._sink(data, pos)
         if value is not None and not value[0]:  # it all waits (as ``_run`` would apply it)
@@ -305,9 +307,10 @@ class StreamParser:
                 self._asm.arguments(arg)
             elif op == BODY:
                 self._reader = arg
+                self._guard = arg.guard
             if i >= n:
                 return
-            value = None if final else self._reader.guard(data, i, pos)
+            value = None if final else self._guard(data, i, pos)
 
     def _move(self, move: Move, tag: str, at: int) -> list[Event]:
         """Make ``move`` for the marker ``tag`` at ``at``: the assembler's action, then the next state."""
@@ -336,10 +339,12 @@ class StreamParser:
         if block is None:
             assert place.reader is not None
             self._reader = place.reader
+            self._guard = place.reader.guard
         else:
             limit = self._asm.block_limit()
             args = self.stream_arguments
-            self._reader = self.readers.block(block, limit, place.call, args, place.bodies)
+            self._reader = reader = self.readers.block(block, limit, place.call, args, place.bodies)
+            self._guard = reader.guard
         self._sink = self._asm.element.add
 
     def close(self) -> list[Event]:

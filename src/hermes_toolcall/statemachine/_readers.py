@@ -352,6 +352,7 @@ class JsonBody(BodyReader):
     def guard(self, data: str, i: int, pos: int) -> Value | None:
         if pos + len(data) > self.limit or pos + i < self.read_to:
             return None
+        chunk = data[i:] if i else data
         if self.in_args and self.depth >= 2 and self.bulk_arguments:
             # Inside the streamed ``arguments`` object, below its top level, a run without ``<`` or a
             # backslash: the structure needs only whether the scan is inside a string and the depth
@@ -360,32 +361,38 @@ class JsonBody(BodyReader):
             # even pieces between quotes, or the odd ones from inside a string) move the depth. When
             # the closers could bring it down to 1 (the arguments may end), the string guard or the
             # scanner reads the run.
-            chunk = data[i:] if i else data
-            if "<" not in chunk and "\\" not in chunk:
+            if "<" in chunk:
+                return None
+            if "\\" not in chunk:
                 in_string = self.in_string
-                quotes = chunk.count('"')
-                if not quotes:
+                if '"' not in chunk:
                     if in_string:
                         return REST  # inside a string, a run without a quote changes nothing
                     outside = chunk
                 else:
                     pieces = chunk.split('"')
                     outside = "".join(pieces[1::2] if in_string else pieces[::2])
-                    in_string = in_string is not bool(quotes & 1)
-                depth = self.depth - outside.count("}") - outside.count("]")
+                    if not len(pieces) & 1:  # an odd number of quotes
+                        in_string = not in_string
+                depth = self.depth
+                if outside:
+                    if "}" in outside or "]" in outside:
+                        depth -= outside.count("}") + outside.count("]")
+                    if depth >= 2 and ("{" in outside or "[" in outside):
+                        depth += outside.count("{") + outside.count("[")
                 if depth >= 2:
-                    self.depth = depth + outside.count("{") + outside.count("[")
+                    self.depth = depth
                     self.in_string = in_string
                     return REST
         elif self.phase == PHASE_MIN:
-            if data.find("<", i) < 0:  # only the block's end is looked for: the text waits, as will the next chunks
+            if "<" not in chunk:  # only the block's end is looked for: the text waits, as will the next chunks
                 return (i, DEFER, self.limit)
             return None
         elif self.depth == 0 and self.read_to < 0:  # the body's first character, its name looked for
             return self._usual_start(data, i, pos)
-        if data.find("<", i) >= 0:
+        elif "<" in chunk:
             return None
-        return self._string_run(data, i)
+        return self._string_run(data, i, chunk)
 
     def _usual_start(self, data: str, i: int, pos: int) -> Value | None:
         """The body began with ``{"name": "<name>"`` (a plain non-empty name without escapes): read in
@@ -400,22 +407,23 @@ class JsonBody(BodyReader):
         self.read_to = pos + m.end()
         return (m.end(), NAME, name)
 
-    def _string_run(self, data: str, i: int) -> Value | None:
-        """A run without ``<`` while the name or the arguments are followed, when it holds no token:
-        inside a string, no quote that ends it (a backslash at its end is held back). None if it may
-        (the scanner reads it)."""
+    def _string_run(self, data: str, i: int, chunk: str) -> Value | None:
+        """A run without ``<`` (``chunk``, ``data[i:]``) while the name or the arguments are followed,
+        when it holds no token: inside a string, no quote that ends it (a backslash at its end is held
+        back). None if it may (the scanner reads it)."""
         if not self.in_string:
             return None
-        k = len(data)
-        if data.find('"', i) >= 0 or data.find("\\", i) >= 0:
+        n = len(data)
+        k = n
+        if '"' in chunk or "\\" in chunk:
             body = _SKIP_STRING(data, i)
             assert body is not None  # it matches the empty string
             k = body.end()
-            if k < len(data) and (k < len(data) - 1 or data[k] != "\\"):
+            if k < n and (k < n - 1 or data[k] != "\\"):
                 return None  # the string may end here
         if self.pieces is not None and k > i:
-            self.pieces.append(data[i:k])
-        if k < len(data):  # an escape cut by the end of the data: the backslash waits, as the scanner holds it
+            self.pieces.append(data[i:k] if k < n else chunk)
+        if k < n:  # an escape cut by the end of the data: the backslash waits, as the scanner holds it
             return (k, HOLD, None)
         return REST
 
