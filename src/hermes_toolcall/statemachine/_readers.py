@@ -354,45 +354,55 @@ class JsonBody(BodyReader):
             return None
         chunk = data[i:] if i else data
         if self.in_args and self.depth >= 2 and self.bulk_arguments:
-            # Inside the streamed ``arguments`` object, below its top level, a run without ``<`` or a
-            # backslash: the structure needs only whether the scan is inside a string and the depth
-            # (colons, commas and the text between tokens change nothing there, and no string is
-            # kept). The quotes toggle ``in_string`` by their parity; the brackets outside strings (the
-            # even pieces between quotes, or the odd ones from inside a string) move the depth. When
-            # the closers could bring it down to 1 (the arguments may end), the string guard or the
-            # scanner reads the run.
             if "<" in chunk:
                 return None
-            if "\\" not in chunk:
-                in_string = self.in_string
-                if '"' not in chunk:
-                    if in_string:
-                        return REST  # inside a string, a run without a quote changes nothing
-                    outside = chunk
-                else:
-                    pieces = chunk.split('"')
-                    outside = "".join(pieces[1::2] if in_string else pieces[::2])
-                    if not len(pieces) & 1:  # an odd number of quotes
-                        in_string = not in_string
-                depth = self.depth
-                if outside:
-                    if "}" in outside or "]" in outside:
-                        depth -= outside.count("}") + outside.count("]")
-                    if depth >= 2 and ("{" in outside or "[" in outside):
-                        depth += outside.count("{") + outside.count("[")
-                if depth >= 2:
-                    self.depth = depth
-                    self.in_string = in_string
-                    return REST
+            if "\\" not in chunk and self._arguments_run(chunk):
+                return REST
         elif self.phase == PHASE_MIN:
             if "<" not in chunk:  # only the block's end is looked for: the text waits, as will the next chunks
                 return (i, DEFER, self.limit)
+            if data[data.find("<", i) :] in self.scans.plain.held.prefixes:
+                # the run ends with what may become the block's end (or a control token): all of it waits,
+                # to be read in one step with the chunk that decides it
+                return (i, DEFER, -1)
             return None
         elif self.depth == 0 and self.read_to < 0:  # the body's first character, its name looked for
             return self._usual_start(data, i, pos)
         elif "<" in chunk:
             return None
         return self._string_run(data, i, chunk)
+
+    def _arguments_run(self, chunk: str) -> bool:
+        """Take a run without ``<`` or a backslash inside the streamed ``arguments`` object, below its top
+        level, in bulk; False: it may end the arguments (the string guard or the scanner reads it).
+
+        There the structure needs only whether the scan is inside a string and the depth (colons,
+        commas and the text between tokens change nothing, and no string is kept). The quotes toggle
+        ``in_string`` by their parity; the brackets outside strings (the even pieces between quotes, or
+        the odd ones from inside a string) move the depth. When the closers could bring it down to 1,
+        the run is left to the scanner.
+        """
+        in_string = self.in_string
+        if '"' not in chunk:
+            if in_string:
+                return True  # inside a string, a run without a quote changes nothing
+            outside = chunk
+        else:
+            pieces = chunk.split('"')
+            outside = "".join(pieces[1::2] if in_string else pieces[::2])
+            if not len(pieces) & 1:  # an odd number of quotes
+                in_string = not in_string
+        depth = self.depth
+        if outside:
+            if "}" in outside or "]" in outside:
+                depth -= outside.count("}") + outside.count("]")
+            if depth >= 2 and ("{" in outside or "[" in outside):
+                depth += outside.count("{") + outside.count("[")
+        if depth < 2:
+            return False
+        self.depth = depth
+        self.in_string = in_string
+        return True
 
     def _usual_start(self, data: str, i: int, pos: int) -> Value | None:
         """The body began with ``{"name": "<name>"`` (a plain non-empty name without escapes): read in
