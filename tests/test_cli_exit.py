@@ -304,3 +304,26 @@ def test_regression_parquet_magic_without_pyarrow_passes_the_any_file_property(m
     inner = test_validate_status_on_any_file.hypothesis.inner_test  # type: ignore[attr-defined]
     for data in (b"PAR1", b"PAR1\x00\x00junk", b"PAR1" + b"x" * 100):
         inner(data=data)
+
+
+def test_regression_an_interrupted_main_gives_the_caller_its_ctrl_c_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interrupted validate ignores a second Ctrl-C; called in-process, main() left SIGINT ignored, and every
+    later child process inherited it (tests/test_validate_cli_io.py's Ctrl-C test then saw status 1)."""
+    import signal
+
+    from hermes_toolcall import dataio as hooks
+    from hermes_toolcall.cli import main
+
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"messages": [{"role": "user", "content": "hi"}]}\n', encoding="utf-8")
+
+    def interrupted(*_a: object, **_k: object) -> Iterator[object]:
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(hooks, "results", interrupted)
+    before = signal.getsignal(signal.SIGINT)
+    assert main(["validate", str(path)]) == 130
+    assert signal.getsignal(signal.SIGINT) is before

@@ -82,8 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from ._output import whole_writes
 
-    with whole_writes():
-        return _main(argv)
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with whole_writes():
+            return _main(argv)
+    finally:  # an interrupted run ignores a second Ctrl-C; a caller in the same process gets its handler back
+        if signal.getsignal(signal.SIGINT) is not previous and previous is not None:
+            try:
+                signal.signal(signal.SIGINT, previous)
+            except ValueError:  # not the main thread: nothing was changed there
+                pass
 
 
 def _main(argv: Sequence[str] | None) -> int:
