@@ -271,3 +271,20 @@ def test_cli_convert_identity_through_the_entry_point(tmp_path: Path) -> None:
     path.write_text(TOOLS_ONLY, encoding="utf-8")
     run = subprocess.run([BIN, "convert", "--to", "qwen3", str(path)], capture_output=True, check=False)
     assert run.returncode == 0, run.stderr.decode()
+
+
+def test_regression_qwq_history_content_the_template_empties() -> None:
+    """Hypothesis find (speed helper, main at a8c7a34): QwQ writes a history turn's content ``"\\n"`` beside a call
+    as ``assistant\\n\\n<tool_call>`` (``'\\n' + content.lstrip('\\n')``); convert read it back as ``''``, which the
+    template writes as ``assistant\\n<tool_call>``. It reads back as ``"\\n"`` now, so qwq -> qwq is the identity."""
+    call = {"type": "function", "function": {"name": "f", "arguments": {}}}
+    for content in ("\n", "\n\n", "r</think>", "r</think>\n"):
+        messages = [
+            {"role": "user", "content": "<think>r</think>c"},
+            {"role": "assistant", "content": content, "tool_calls": [call]},
+            {"role": "tool", "content": "ok"},
+            {"role": "assistant", "content": "<think>r</think>c"},
+        ]
+        text = render(messages, dialect="qwq")
+        assert "<|im_start|>assistant\n\n<tool_call>" in text
+        assert _identity(text, "qwq") == text

@@ -160,6 +160,8 @@ def _content_as_written(turn: Turn, profile: DialectProfile) -> str | None:
         return "" if not text.strip(" \t\n\r") else None
     if style == "kept-no-separator":
         return text
+    if text == "\n" and profile.reasoning == "qwq":
+        return text  # a history content the template emptied ("\n", "r</think>"): "\n" writes this text again
     return text[:-1] if text.endswith("\n") else text
 
 
