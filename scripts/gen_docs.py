@@ -252,6 +252,7 @@ _GRAMMAR_MODULES = {  # node id: (module path under src/hermes_toolcall, label)
     "rules": ("_blockrules.py", "the block rules of both engines"),
     "smblocks": ("statemachine/_blocks.py", "the same results as stream events"),
     "body": ("_body.py", "call, result and catalogue body decoding"),
+    "xmlbody": ("_xmlbody.py", "XML call bodies, typed by the tools' schemas"),
     "tags": ("tags.py", "tag literals, lengths, per-context sets"),
 }
 WALK_TEXT = (
@@ -313,7 +314,7 @@ def grammar_structure() -> list[str]:
     for node, (path, _) in _GRAMMAR_MODULES.items():
         for used in sorted(_imports(path)):
             if used in by_path and by_path[used] != node:
-                arrow = "-.->" if by_path[used] in ("tags", "body") else "-->"
+                arrow = "-.->" if by_path[used] in ("tags", "body", "xmlbody") else "-->"
                 out.append(f"    {by_path[used]} {arrow} {node}")
     return [*out, "```"]
 

@@ -29,23 +29,88 @@ tags, ``raw`` with them), its span and the mode, and returns new values only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from . import _diagnostics as diagnostics
-from ._body import decode_call_body, decode_tools_block, response_content, response_name
+from ._body import BodyIssue, CallBody, decode_call_body, decode_tools_block, response_content, response_name
 from ._construct import new_tool_call, new_tool_response
 from ._diagnostics import message
 from ._ids import sub_id
 from ._model import Diagnostic, InvalidToolCall, Part, Span, ToolResponse, ToolsBlock
-from .tags import CALL_OPEN, RESP_OPEN, TOOLS_OPEN
+from ._xmlbody import BodyKind, body_kind, decode_xml_body
+from .tags import CALL_OPEN, FUNCTION_OPEN, RESP_OPEN, TOOLS_OPEN
 
-__all__ = ["SpanOf", "call_block", "response_block", "tools_block"]
+__all__ = ["SpanOf", "call_block", "decode_body", "response_block", "tool_schemas", "tools_block"]
 
 SpanOf = Callable[[int, int], Span]
 
 # the tag names the HT114 message says ("tool_call", not "<tool_call>")
 _CALL_TAG, _RESP_TAG, _TOOLS_TAG = CALL_OPEN[1:-1], RESP_OPEN[1:-1], TOOLS_OPEN[1:-1]
+
+
+class _Schemas(Mapping[str, Any]):
+    """A tool set seen as name -> ``parameters`` schema (what the XML body decoder reads)."""
+
+    __slots__ = ("_tools",)
+
+    def __init__(self, tools: Mapping[str, Any]) -> None:
+        self._tools = tools
+
+    def __getitem__(self, name: str) -> Any:
+        return self._tools[name].schema
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+
+def tool_schemas(tools: Any) -> Mapping[str, Any] | None:
+    """The declared tools of ``ParseOptions.tools`` (a ``ToolSet``, or None) as name -> ``parameters`` schema.
+
+    >>> from hermes_toolcall._options import ParseOptions
+    >>> opts = ParseOptions.make(tools=[{"name": "f", "parameters": {"type": "object"}}])
+    >>> dict(tool_schemas(opts.tools))
+    {'f': {'type': 'object'}}
+    """
+    return None if tools is None else _Schemas(tools.tools)
+
+
+_KIND_NAMES = {"json": "a JSON body", "xml": "an XML body (<function=…>)"}
+_KIND_PLURALS = {"json": "JSON bodies", "xml": "XML bodies"}
+
+
+def decode_body(
+    inner: str, *, strict: bool, closed: bool, tools: Mapping[str, Any] | None = None, expect: BodyKind = "json"
+) -> CallBody:
+    """Decode a call block's body by what it starts with (``body_kind``): JSON, XML, or plain text (``HT103``).
+
+    A JSON or XML body that is not the dialect's kind (``expect``) is read all the same, with
+    ``HT238`` first (lenient); strict mode makes it the block's failure.
+
+    >>> decode_body('<function=f>\\n</function>', strict=False, closed=True).issues[0].code
+    'HT238'
+    >>> decode_body('<function=f>\\n</function>', strict=False, closed=True, expect="xml").calls[0].name
+    'f'
+    """
+    kind = body_kind(inner)
+    decoded = decode_xml_body(inner, strict=strict, closed=closed, tools=tools) if kind == "xml" else None
+    if decoded is None:
+        decoded = decode_call_body(inner, strict=strict, closed=closed)
+    if kind == expect or kind == "plain":
+        return decoded
+    lead = len(inner) - len(inner.lstrip(" \t\n\r"))
+    width = len(FUNCTION_OPEN) if kind == "xml" else 1
+    message = f"{_KIND_NAMES[kind]} where the dialect writes {_KIND_PLURALS[expect]}"
+    message += "; not recovered in strict mode" if strict else "; read by what it starts with"
+    issue = BodyIssue(
+        code="HT238", message=message, start=lead, end=lead + width, hint=diagnostics.CATALOGUE["HT238"].fix
+    )
+    if strict:
+        return CallBody(calls=(), issues=(issue,), failure="HT238", name=decoded.name)
+    return CallBody(calls=decoded.calls, issues=(issue, *decoded.issues), failure=decoded.failure, name=decoded.name)
 
 
 def _cut_diagnostic(tag: str, span: Span, *, strict: bool, limit: int) -> Diagnostic:
@@ -66,6 +131,8 @@ def call_block(
     first_index: int,
     span_of: SpanOf,
     pos: Any = None,
+    tools: Mapping[str, Any] | None = None,
+    expect: BodyKind = "json",
 ) -> tuple[list[Part], list[Diagnostic]]:
     """The parts and diagnostics of one finished ``<tool_call>`` block.
 
@@ -82,6 +149,9 @@ def call_block(
         first_index: the index of the block's first valid call (valid calls so far in the body).
         span_of: absolute offsets to a span.
         pos: where the parts' line:column come from (the parse's line index; default: ``span``).
+        tools: the declared tools, name -> ``parameters`` schema (``tool_schemas``): XML values are
+            typed by them.
+        expect: the dialect's body kind (``profile.body_kind``): a body of the other kind is ``HT238``.
 
     Returns:
         Either ``ToolCall`` parts (one per recovered call) or one ``InvalidToolCall``, and the
@@ -99,7 +169,7 @@ def call_block(
         d = _cut_diagnostic(_CALL_TAG, span, strict=strict, limit=limit)
         return [InvalidToolCall(id=block_id, raw=raw, span=span, code="HT114", message=d.message, closed=False)], [d]
     at = span if pos is None else pos
-    decoded = decode_call_body(inner, strict=strict, closed=closed)
+    decoded = decode_body(inner, strict=strict, closed=closed, tools=tools, expect=expect)
     issues = decoded.issues
     calls = decoded.calls
     if closed and len(calls) == 1 and not issues:  # the common block: one call, as written

@@ -27,6 +27,7 @@ _BLOCKS = "blocks"
 _JSON = "json body"
 _VALIDATE = "validation"
 _COERCE = "argument coercion"
+_XML = "xml body"
 
 _ENTRIES: tuple[Entry, ...] = (
     # ---- envelope ---------------------------------------------------------------------------
@@ -370,6 +371,146 @@ _ENTRIES: tuple[Entry, ...] = (
         'The schema allows only null here and the value is the string `"null"`; it was converted.',
         '{"name": "f", "arguments": {"cursor": "null"}} with cursor: {"type": "null"}',
         "Write `null` unquoted.",
+    ),
+    # ---- XML bodies (`<function=…><parameter=…>`: Qwen3-Coder, Qwen3.5+, Nemotron 3, Step 3.5) ---------------
+    _e(
+        "HT230",
+        "xml-parameter-unclosed",
+        "recoverable",
+        _XML,
+        "A parameter has no `</parameter>`: its value ends at the next `<parameter=` that starts a line, or at the "
+        "`</function>` that ends the call.",
+        "<tool_call>\\n<function=book>\\n<parameter=room>\\nB12\\n<parameter=hours>\\n2\\n</parameter>\\n"
+        "</function>\\n</tool_call>",
+        "Close every parameter with `</parameter>`.",
+    ),
+    _e(
+        "HT231",
+        "xml-closer-drifted",
+        "recoverable",
+        _XML,
+        "A drifted parameter closer (`</parameter1>`, `</parameter_x>`, `</parameter` without `>`) where a closer "
+        "may stand was read as `</parameter>`.",
+        "<tool_call>\\n<function=open>\\n<parameter=path>\\na.py\\n</parameter2>\\n</function>\\n</tool_call>",
+        "Write `</parameter>` exactly.",
+    ),
+    _e(
+        "HT232",
+        "xml-tag-unterminated",
+        "recoverable",
+        _XML,
+        "`<function=NAME` or `<parameter=KEY` has no `>`: the name ends at the end of its line.",
+        "<tool_call>\\n<function=book\\n<parameter=room>\\nB12\\n</parameter>\\n</function>\\n</tool_call>",
+        "Close the tag: `<function=NAME>`, `<parameter=KEY>`.",
+    ),
+    _e(
+        "HT233",
+        "xml-function-unclosed",
+        "recoverable",
+        _XML,
+        "A function has no `</function>` before `</tool_call>` (or before the next `<function=`); it ends there. "
+        "A body that stops inside a function without `</tool_call>` was cut off (`HT102`).",
+        "<tool_call>\\n<function=f>\\n<parameter=a>\\n1\\n</parameter>\\n</tool_call>",
+        "Close every function with `</function>`.",
+    ),
+    _e(
+        "HT234",
+        "xml-bare-function",
+        "recoverable",
+        _XML,
+        "A complete `<function=NAME>…</function>` outside any `<tool_call>` (dialects with XML bodies): read as a "
+        "call. A `<function=` that is not followed by a complete function stays text.",
+        "<function=book>\\n<parameter=room>\\nB12\\n</parameter>\\n</function>",
+        "Wrap each call in `<tool_call>`…`</tool_call>`.",
+    ),
+    _e(
+        "HT235",
+        "xml-closer-repeated",
+        "recoverable",
+        _XML,
+        "A `</parameter>` or `</function>` where nothing is open (a duplicate closer) was dropped.",
+        "<tool_call>\\n<function=w>\\n<parameter=city>\\nParis\\n</parameter>\\n</parameter>\\n</function>\\n"
+        "</tool_call>",
+        "Write each closer once.",
+    ),
+    _e(
+        "HT236",
+        "xml-stray-text",
+        "recoverable",
+        _XML,
+        "Text inside a function, or after it inside the block, that is in no parameter was ignored (it is kept in "
+        "the call's `raw`).",
+        "<tool_call>\\n<function=f>\\nLet me think.\\n<parameter=a>\\n1\\n</parameter>\\n</function>\\n</tool_call>",
+        "Write only parameters inside a function.",
+    ),
+    _e(
+        "HT237",
+        "xml-several-functions",
+        "recoverable",
+        _XML,
+        "One `<tool_call>` block holds several `<function=…>`; each became a call.",
+        "<tool_call>\\n<function=a>\\n</function>\\n<function=b>\\n</function>\\n</tool_call>",
+        "Write one `<tool_call>` block per call.",
+    ),
+    _e(
+        "HT238",
+        "body-kind-mismatch",
+        "recoverable",
+        _XML,
+        "A `<tool_call>` body is not of the dialect's kind (an XML body in a JSON-body dialect, or JSON in an "
+        "XML-body one); it was read by what it starts with (`{` JSON, `<function=` XML).",
+        '<tool_call>\\n{"name": "f", "arguments": {}}\\n</tool_call> with dialect="qwen3.5"',
+        "Pick the dialect the model was trained on (`detect_dialect`), or keep the model to its format.",
+    ),
+    _e(
+        "HT239",
+        "xml-value-untyped",
+        "warning",
+        _XML,
+        "The schema of a parameter allows no type that reads its value (`abc` for an integer); the value is kept "
+        "as the string, as written, and the message names the parameter.",
+        '<parameter=days>\\nthree\\n</parameter> with days: {"type": "integer"}',
+        "Write the value as the type the schema declares (`True`/`False`/`None` and JSON are read).",
+    ),
+    _e(
+        "HT240",
+        "xml-value-repaired",
+        "recoverable",
+        _XML,
+        "An object or array value was written as a Python literal (`{'k': True}`) or near-JSON (a trailing comma); "
+        "it was read safely (never eval).",
+        '<parameter=opts>\\n{\'recursive\': True}\\n</parameter> with opts: {"type": "object"}',
+        "Write objects and arrays as JSON.",
+    ),
+    _e(
+        "HT241",
+        "xml-parameter-repeated",
+        "warning",
+        _XML,
+        "A parameter is given more than once in one function: `arguments` holds the last value, `arguments_json` "
+        "every one, in order (as a JSON object with a repeated key).",
+        "<function=f>\\n<parameter=a>\\n1\\n</parameter>\\n<parameter=a>\\n2\\n</parameter>\\n</function>",
+        "Give each parameter once.",
+    ),
+    _e(
+        "HT242",
+        "call-in-unclosed-reasoning",
+        "recoverable",
+        _XML,
+        "The output ends with a complete call inside a reasoning block that was never closed (the model ended its "
+        "turn with the call and never wrote `</think>`): read as a call, whatever `calls_in_reasoning` says.",
+        "<think>\\nI will look it up.\\n<tool_call>\\n<function=search>\\n</function>\\n</tool_call>",
+        "Close reasoning before calling, or stop generation at `</tool_call>`.",
+    ),
+    _e(
+        "HT243",
+        "xml-literal-closer",
+        "info",
+        _XML,
+        "A `</parameter>` or `</function>` inside a value, where no closer may stand (what follows it is not a "
+        "parameter, a function end or the block end), is value text: code that contains these strings survives.",
+        '<parameter=code>\\nprint("</parameter>")\\n</parameter>',
+        "Nothing to fix; the value is read as written.",
     ),
 )
 

@@ -51,6 +51,8 @@ class DialectProfile:
             not a system message (None: the tools prompt starts with ``# Tools``).
         generation_prompt_no_thinking: generation prompt when ``enable_thinking=False`` is passed
             (None: ``enable_thinking`` is ignored).
+        body_kind: what a ``<tool_call>`` block holds: ``json`` (``{"name": …, "arguments": …}``) or
+            ``xml`` (``<function=NAME>`` with one ``<parameter=KEY>`` per argument, chatml-family.md §2).
     """
 
     name: str
@@ -72,6 +74,7 @@ class DialectProfile:
     default_system: str | None = None
     default_system_with_tools: str | None = None
     generation_prompt_no_thinking: str | None = None
+    body_kind: Literal["json", "xml"] = "json"
 
 
 _HERMES_TEMPLATE = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"

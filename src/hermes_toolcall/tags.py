@@ -23,9 +23,13 @@ __all__ = [
     "CLOSE",
     "CONTROL",
     "DEVELOPER",
+    "FUNCTION_CLOSE",
+    "FUNCTION_OPEN",
     "IM_END",
     "IM_START",
     "OPEN",
+    "PARAMETER_CLOSE",
+    "PARAMETER_OPEN",
     "REASONING_KINDS",
     "RESP_CLOSE",
     "RESP_OPEN",
@@ -66,6 +70,10 @@ RESULT_ROLES: tuple[str, ...] = (USER, TOOL)
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 RESP_OPEN, RESP_CLOSE = "<tool_response>", "</tool_response>"
 TOOLS_OPEN, TOOLS_CLOSE = "<tools>", "</tools>"
+
+# the XML call body (Qwen3-Coder, Qwen3.5+, Nemotron 3, Step 3.5): `<function=NAME>`, `<parameter=KEY>`
+FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
+PARAMETER_OPEN, PARAMETER_CLOSE = "<parameter=", "</parameter>"
 
 # reasoning, per kind, in the canonical order of the kinds
 REASONING_KINDS: tuple[ReasoningKind, ...] = ("think", "scratch_pad")

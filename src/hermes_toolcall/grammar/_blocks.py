@@ -64,6 +64,8 @@ class BlockReader:
         self.diags: list[Diagnostic] = []
         self.ordinal = 0
         self.reach = 0  # end offset of the last token consumed (or of the last cut)
+        self.schemas = _blockrules.tool_schemas(options.tools)  # XML values are typed by them
+        self.expect = options.profile.body_kind
 
     def diag(self, code: str, message: str, start: int, end: int, hint: str | None = None) -> None:
         """Record a diagnostic with the catalogue severity for the mode (strict or lenient)."""
@@ -122,6 +124,8 @@ class BlockReader:
             first_index=body.calls,
             span_of=self.span,
             pos=self.index,
+            tools=self.schemas,
+            expect=self.expect,
         )
         body.parts += parts
         if type(parts[0]) is ToolCall:  # valid calls, all of them, or one InvalidToolCall

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .. import tags
+from .. import _blockrules, tags
 from .._construct import new_reasoning, new_text, new_turn
 from .._events import (
     ArgumentsDelta,
@@ -261,6 +261,7 @@ class Assembler:
         "policy",
         "result",
         "retain",
+        "schemas",
         "span",
         "stream_arguments",
         "transcript",
@@ -297,6 +298,7 @@ class Assembler:
         self.valid = 0  # valid calls so far in this body (their index)
         self.element: Element = Gap(0) if transcript else Run([] if retain else SINK)
         self.result: Completion | Transcript | None = None
+        self.schemas = _blockrules.tool_schemas(options.tools)  # XML values are typed by them
 
     def actions(self) -> tuple[Callable[[str, int], list[Event]], ...]:
         """The method of each action, in the order of ``_table.ACTIONS``: called with the marker's text
@@ -670,6 +672,8 @@ class Assembler:
             stream_arguments=self.stream_arguments,
             first_index=self.valid,
             span_of=self.span,
+            tools=self.schemas,
+            expect=options.profile.body_kind,
         )
         text = None
         if self.policy is not None:  # tools=: the policy decides before any event of the block leaves

@@ -7,8 +7,8 @@ the block means (parts, diagnostics) is decided by the block rules both engines 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from .. import _blockrules
 from .._events import (
@@ -21,6 +21,7 @@ from .._events import (
     new_tools_event,
 )
 from .._model import Diagnostic, InvalidToolCall, Part, Span, ToolCall
+from .._xmlbody import BodyKind
 from ..tags import CALL_OPEN, RESP_CLOSE, RESP_OPEN
 
 __all__ = ["CallBlock", "CallState", "finish_call", "finish_response", "finish_tools"]
@@ -86,6 +87,8 @@ def finish_call(
     stream_arguments: bool,
     first_index: int,
     span_of: SpanOf,
+    tools: Mapping[str, Any] | None = None,
+    expect: BodyKind = "json",
 ) -> tuple[list[Part], list[Event], list[Diagnostic]]:
     """Parts, events and diagnostics of a call block ``[start, end)`` whose inner body is ``inner``.
 
@@ -106,6 +109,8 @@ def finish_call(
         limit=max_block_chars,
         first_index=first_index,
         span_of=span_of,
+        tools=tools,
+        expect=expect,
     )
     events: list[Event] = [new_diagnostic_event(d) for d in diags] if diags else []
     ordinal = block.ordinal

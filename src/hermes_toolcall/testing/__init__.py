@@ -10,7 +10,9 @@ Strategies (need ``hypothesis``, from the ``testing`` extra; imported on first u
 ``UsageError`` names the missing package):
 ``conversations``, ``rendered_transcripts``, ``completions``, ``completion_cases``,
 ``adversarial_texts``, ``nasty_calls``, ``truncations``, ``mutations``, ``chunkings``, ``json_values``,
-``arguments``, ``tools``, ``tool_names``, ``plain_texts``.
+``arguments``, ``tools``, ``tool_names``, ``plain_texts``; for XML bodies (Qwen3-Coder, Qwen3.5+,
+Nemotron 3, Step 3.5) ``xml_completion_cases`` (every malformation, by name), ``xml_arguments``
+(typed values with their schemas), ``xml_strings`` and ``xml_call_block`` (the templates' bytes).
 
 Example, a property test for your own streaming parser::
 
@@ -47,6 +49,7 @@ from ._openai_stream import accumulate_chunks, accumulate_delta
 
 __all__ = [
     "CompletionCase",
+    "XmlCase",
     "accumulate_chunks",
     "accumulate_delta",
     "adversarial_texts",
@@ -75,6 +78,10 @@ __all__ = [
     "tool_names",
     "tools",
     "truncations",
+    "xml_arguments",
+    "xml_call_block",
+    "xml_completion_cases",
+    "xml_strings",
 ]
 
 _STRATEGIES = frozenset(__all__) - {

@@ -17,18 +17,18 @@ try:
     from hypothesis import assume
     from hypothesis import strategies as st
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise UsageError(
-        "hermes_toolcall.testing needs hypothesis: pip install 'hermes-toolcall[testing]'"
-    ) from exc
+    raise UsageError("hermes_toolcall.testing needs hypothesis: pip install 'hermes-toolcall[testing]'") from exc
 
 from .. import _jsonio as jsonio
 from .._profiles import get_profile
 from ..conformance import FRAGMENTS, MARKERS, VALID_CALLS
 from ..render import block_end
 from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, RESP_CLOSE, RESP_OPEN
+from ._xml import XmlCase, xml_arguments, xml_call_block, xml_completion_cases, xml_strings
 
 __all__ = [
     "CompletionCase",
+    "XmlCase",
     "adversarial_texts",
     "arguments",
     "chunkings",
@@ -42,6 +42,10 @@ __all__ = [
     "tool_names",
     "tools",
     "truncations",
+    "xml_arguments",
+    "xml_call_block",
+    "xml_completion_cases",
+    "xml_strings",
 ]
 
 SearchStrategy = st.SearchStrategy
@@ -264,7 +268,7 @@ def mutations(draw: Callable[..., Any], text: str, *, max_edits: int = 3) -> str
         elif op == "insert":
             out = out[:k] + draw(st.sampled_from(FRAGMENTS)) + out[k:]
         else:
-            out = out[:k] + draw(st.sampled_from('{}[]"\\\':,<>/ x')) + out[k + 1 :]
+            out = out[:k] + draw(st.sampled_from("{}[]\"\\':,<>/ x")) + out[k + 1 :]
     return out
 
 
@@ -327,8 +331,9 @@ def nasty_calls(draw: Callable[..., Any]) -> str:
 
 def adversarial_texts(*, max_pieces: int = 10) -> SearchStrategy[str]:
     """Adversarial input: markers, partial markers, stray closers, quotes, braces, backslashes,
-    control tokens, non-ASCII, Python literals, truncated and mutated valid calls, random text, and
-    the value-space edges of `nasty_calls`.
+    control tokens, non-ASCII, Python literals, truncated and mutated valid calls, random text, the
+    value-space edges of `nasty_calls`, and XML-body completions with every malformation
+    (`xml_completion_cases`), whole or truncated.
 
     >>> isinstance(adversarial_texts().example(), str)
     True
@@ -345,6 +350,8 @@ def adversarial_texts(*, max_pieces: int = 10) -> SearchStrategy[str]:
         st.lists(piece, max_size=max_pieces).map("".join),
         completions().flatmap(truncations),
         completions().flatmap(mutations),
+        xml_completion_cases().map(lambda c: c.text),
+        xml_completion_cases().map(lambda c: c.text).flatmap(truncations),
         st.tuples(
             st.lists(piece, max_size=2).map("".join), nasty_calls(), st.sampled_from(["", "Done.", f" {IM_END}"])
         ).map("".join),
