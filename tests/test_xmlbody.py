@@ -145,10 +145,41 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], list[str], str | N
         "HT233",
     ),
     (
-        "repeated parameter",
+        "a name starts a parameter once",
         "\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>\n",
-        [("f", {"a": 2})],
-        ["HT241"],
+        [("f", {"a": "1\n</parameter>\n<parameter=a>\n2\n</parameter>"})],
+        ["HT230", "HT243"],
+        "HT230",
+    ),
+    (
+        "literal parameter of a given name",
+        '\n<function=w>\n<parameter=path>\nf.py\n</parameter>\n<parameter=content>\ndoc = """\n'
+        '<parameter=path>\nliteral/value\n</parameter>\n"""\n</parameter>\n</function>\n',
+        [("w", {"path": "f.py", "content": 'doc = """\n<parameter=path>\nliteral/value\n</parameter>\n"""'})],
+        [],
+        None,
+    ),
+    (
+        "literal nested call",
+        '\n<function=w>\n<parameter=content>\nx = """\n<tool_call>\n<function=foo>\n<parameter=bar>baz</parameter>\n'
+        '</function>\n</tool_call>\n"""\n</parameter>\n</function>\n',
+        [
+            (
+                "w",
+                {
+                    "content": 'x = """\n<tool_call>\n<function=foo>\n<parameter=bar>baz</parameter>\n'
+                    '</function>\n</tool_call>\n"""'
+                },
+            )
+        ],
+        [],
+        None,
+    ),
+    (
+        "undeclared parameter is a parameter",
+        "\n<function=f>\n<parameter=path>\na.py\n</parameter>\n<parameter=mode>\nr\n</parameter>\n</function>\n",
+        [("f", {"path": "a.py", "mode": "r"})],
+        [],
         None,
     ),
     ("empty name", "\n<function=>\n</function>\n", [], ["HT104"], "HT104"),
@@ -173,13 +204,6 @@ def test_named_cases(
         assert [(c.name, c.arguments) for c in strict.calls] == calls
     else:
         assert strict.calls == () and strict.issues[-1].code == strict_failure
-
-
-def test_repeated_parameter_json_keeps_every_value() -> None:
-    body = "<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\nx\n</parameter>\n</function>"
-    call = decode_xml_body(body, strict=False).calls[0]
-    assert call.arguments_json == '{"a": 1, "a": "x"}'
-    assert jsonio.loads(call.arguments_json) == call.arguments == {"a": "x"}
 
 
 def test_cut_off_is_never_a_call() -> None:

@@ -483,16 +483,6 @@ _ENTRIES: tuple[Entry, ...] = (
         "Write objects and arrays as JSON.",
     ),
     _e(
-        "HT241",
-        "xml-parameter-repeated",
-        "warning",
-        _XML,
-        "A parameter is given more than once in one function: `arguments` holds the last value, `arguments_json` "
-        "every one, in order (as a JSON object with a repeated key).",
-        "<function=f>\\n<parameter=a>\\n1\\n</parameter>\\n<parameter=a>\\n2\\n</parameter>\\n</function>",
-        "Give each parameter once.",
-    ),
-    _e(
         "HT242",
         "call-in-unclosed-reasoning",
         "recoverable",

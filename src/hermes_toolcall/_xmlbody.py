@@ -1,4 +1,4 @@
-"""Decoding XML call bodies (``<function=NAME>`` … ``</function>``), the one module both engines call.
+"""Reading XML call bodies (``<function=NAME>`` … ``</function>``), the one module both engines call.
 
 Qwen3-Coder, Qwen3.5+, Nemotron 3 and Step 3.5 write a call as::
 
@@ -10,36 +10,43 @@ Qwen3-Coder, Qwen3.5+, Nemotron 3 and Step 3.5 write a call as::
     </function>
     </tool_call>
 
-``decode_xml_body`` turns the text between the ``<tool_call>`` tags (or a bare function, without
-them) into calls or a failure code, exactly as ``_body.decode_call_body`` does for JSON bodies and
-with the same value types (``CallBody``, ``DecodedCall``, ``BodyIssue``; issue offsets relative to
-the text passed in). It is pure and never raises. Values are typed by the tool's schema
-(``_xmltypes``). docs/parsing.md §8.2 is the contract; in short:
+``decode_xml_body`` turns the text between the ``<tool_call>`` tags into calls or a failure code,
+exactly as ``_body.decode_call_body`` does for JSON bodies and with the same value types
+(``CallBody``, ``DecodedCall``, ``BodyIssue``; issue offsets relative to the text passed in).
+``scan_xml_block`` reads the same body inside a whole text and says where the block ends (its
+``</tool_call>``, a ``<tool_call>`` or control token where one may stand, or the end); the grammar
+engine uses it for the extent of an XML block. Both are pure, linear in the body and never raise.
+Values are typed by the tool's schema (``_xmltypes``). docs/parsing.md §8.2 is the contract.
 
-- The value of a parameter is the text between ``<parameter=KEY>`` and its closer, less one
-  leading and one trailing newline (the templates write ``>\\n`` and ``\\n</``; ``\\r\\n`` and ``\\r``
-  count as a newline, the trailing one of the same kind as the leading one); everything else,
-  whitespace, ``&``, ``<``, ``>`` included, is kept exactly.
-- **A closer counts only where the grammar allows one.** Inside a value, ``</parameter>`` (or a
-  drifted ``</parameter1>``, ``</parameter_x>``, a bare ``</parameter``) ends it only when what
-  follows, after whitespace, is ``<parameter=``, ``</parameter``, ``</function>``, ``<function=``,
-  ``</tool_call>``, ``<tool_call>``, a control token or the end (``AFTER_PARAMETER``); a ``</function>``
-  ends a value that was never closed only when ``<function=``, ``</tool_call>``, ``<tool_call>``, a
-  control token or the end follows (``AFTER_FUNCTION``); a ``<parameter=`` that starts a line ends
-  a value that was never closed. Any other closer-like text is value text (``HT243``, info), so
-  code that contains these strings survives.
-- Between parameters only whitespace is expected; ``</tool_call>`` may follow ``</function>``.
+**Where a tag counts.** A value is the text between ``<parameter=KEY>`` and its closer, less one
+leading and one trailing newline (``value_text``). Inside a value:
 
-The recoveries (lenient: a warning, and the reading below; strict: the block is not a call, with
+- ``</parameter>`` (or a drifted ``</parameter1>``, ``</parameter_x>``, a bare ``</parameter``) ends it
+  when no literal parameter is open in it and what follows, after whitespace, is a parameter that
+  may start (below), another parameter closer, ``</function>``, ``<function=``, ``</tool_call>``,
+  ``<tool_call>``, a control token, or the end (``AFTER_PARAMETER``);
+- a ``<parameter=KEY`` that starts a line ends a value that was never closed (``HT230``) when KEY
+  *may start* a parameter: it is not yet given in this function and, when the tool's schema lists
+  ``properties``, it is one of them; any other line-initial ``<parameter=`` opens a **literal**
+  parameter, closed by the next ``</parameter>``, and ``<function=`` at a line start a literal
+  function closed by the next ``</function>`` (code that writes this format, a test fixture, a
+  template, survives);
+- a ``</function>`` with no literal function or parameter open ends a value never closed when
+  ``<function=``, ``</tool_call>``, ``<tool_call>``, a control token or the end follows (``AFTER_FUNCTION``);
+- anything else is value text; a closer kept as text with nothing open is reported (``HT243``, info).
+
+``</tool_call>`` and ``<tool_call>`` end the block only between parameters or after the function:
+inside a value they are text. A control token ends the block anywhere.
+
+The recoveries (lenient: a warning and the reading below; strict: the block is not a call, with
 the code) are ``HT230`` (``</parameter>`` missing), ``HT231`` (drifted closer), ``HT232``
 (``<function=NAME`` or ``<parameter=KEY`` without ``>``: the name ends at the line end),
 ``HT233`` (``</function>`` missing before ``</tool_call>`` or the next ``<function=``), ``HT235``
 (a closer with nothing open: dropped), ``HT236`` (text outside any parameter: ignored), ``HT237``
-(several functions in one block: each a call) and ``HT240`` (an object or array value written as a
-Python literal). ``HT239`` (a value no allowed type reads: kept as the string) and ``HT241`` (a
-parameter given twice: ``arguments`` holds the last value, ``arguments_json`` both) are warnings in
+(several functions in one block: each a call) and ``HT240`` (an object or array value written as
+a Python literal). ``HT239`` (a value no allowed type reads: kept as the string) is a warning in
 both modes. A body that stops inside a function (no ``</function>`` and no ``</tool_call>``) was
-cut off: ``HT102``, never a call. A function with an empty name is ``HT104``.
+cut off: ``HT102`` alone, never a call. A function with an empty name is ``HT104``.
 """
 
 from __future__ import annotations
@@ -67,13 +74,19 @@ __all__ = [
     "AFTER_FUNCTION",
     "AFTER_PARAMETER",
     "CLOSER_PATTERN",
+    "BlockEnd",
     "BodyKind",
+    "XmlBlock",
     "body_kind",
     "decode_xml_body",
+    "scan_bare_function",
+    "scan_xml_block",
     "value_text",
 ]
 
 BodyKind = Literal["json", "xml", "plain"]
+#: what ended an XML block: its ``</tool_call>`` (closed), a ``<tool_call>``, a control token, or the end
+BlockEnd = Literal["closed", "opener", "control", "end"]
 
 _WS = " \t\n\r"
 _FN_OPEN, _FN_CLOSE = len(FUNCTION_OPEN), len(FUNCTION_CLOSE)
@@ -89,28 +102,37 @@ def _alternation(literals: tuple[str, ...]) -> str:
 #: ``</parameter`` (not followed by ``>`` or a name character: ``</parameters>`` is not a closer)
 CLOSER_PATTERN = re.escape(_STEM) + r"(?:>|[0-9_-][A-Za-z0-9_-]*>|(?![A-Za-z0-9_>-]))"
 _ENDS = _alternation((CALL_CLOSE, CALL_OPEN, *CONTROL)) + r"|\Z"
-#: what may follow a parameter closer inside a value (after whitespace) for it to count
-AFTER_PARAMETER = (
-    r"[ \t\n\r]*+(?:"
-    + _alternation((PARAMETER_OPEN, FUNCTION_CLOSE, FUNCTION_OPEN))
-    + "|"
-    + CLOSER_PATTERN
-    + "|"
-    + _ENDS
-    + ")"
-)
+#: what may follow a parameter closer inside a value (after whitespace) for it to count; a
+#: ``<parameter=`` counts only when its name may start a parameter (checked by the reader)
+AFTER_PARAMETER = r"[ \t\n\r]*+(?:" + _alternation((FUNCTION_CLOSE, FUNCTION_OPEN)) + f"|{CLOSER_PATTERN}|{_ENDS})"
 #: what may follow a ``</function>`` inside a value that was never closed, for it to end the value
 AFTER_FUNCTION = r"[ \t\n\r]*+(?:" + re.escape(FUNCTION_OPEN) + "|" + _ENDS + ")"
 
 _CLOSER = re.compile(CLOSER_PATTERN)
 _AFTER_PARAMETER = re.compile(AFTER_PARAMETER)
 _AFTER_FUNCTION = re.compile(AFTER_FUNCTION)
-# inside a value: the places where it may end
-_VALUE_STOP = re.compile(re.escape(_STEM) + "|" + re.escape(FUNCTION_CLOSE) + "|[\r\n]" + re.escape(PARAMETER_OPEN))
+_CONTROL_RE = _alternation(CONTROL)
+# inside a value: the places where something may happen
+_VALUE_STOP = re.compile(
+    re.escape(_STEM)
+    + "|"
+    + re.escape(FUNCTION_CLOSE)
+    + "|[\r\n](?:"
+    + _alternation((PARAMETER_OPEN, FUNCTION_OPEN))
+    + ")|"
+    + _CONTROL_RE
+)
+# a bare function gives up at any of these inside a value (so each attempt reads up to the next one)
+_BARE_VALUE_STOP = re.compile(_VALUE_STOP.pattern + "|" + _alternation((FUNCTION_OPEN, CALL_OPEN)))
 _NAME_END = re.compile(r"[>\r\n<]")
 _NOT_WS = re.compile(r"[^ \t\n\r]")
-# the tokens read between parameters (anything else is stray text)
-_FN_TOKENS = (PARAMETER_OPEN, FUNCTION_CLOSE, FUNCTION_OPEN)
+# between parameters: what a `<` may start (anything else is stray text)
+_FN_TOKENS = (PARAMETER_OPEN, FUNCTION_CLOSE, FUNCTION_OPEN, CALL_CLOSE, CALL_OPEN, *CONTROL)
+_ENDERS: tuple[tuple[str, BlockEnd], ...] = (
+    (CALL_CLOSE, "closed"),
+    (CALL_OPEN, "opener"),
+    *((c, "control") for c in CONTROL),
+)
 
 
 def body_kind(inner: str) -> BodyKind:
@@ -142,79 +164,115 @@ def value_text(raw: str) -> str:
     return text[: -len(tail)] if text.endswith(tail) else text
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class XmlBlock:
+    """An XML block read inside a text: where its body ends, what ended it, and the decoded body.
+
+    ``body``'s issue offsets are relative to where the reading started.
+    """
+
+    end: int
+    how: BlockEnd
+    body: CallBody
+
+
 @dataclass(slots=True)
 class _Function:
     name: str
     start: int
+    keys: set[str] = field(default_factory=set)  # the parameters given so far (a key may start once)
+    params: Any = None  # the tool's `parameters` schema
     arguments: dict[str, Any] = field(default_factory=dict)
     parts: list[str] = field(default_factory=list)
 
 
-class _Stop(Exception):
-    """The body fails (strict mode met a recovery, or a failure code)."""
+class _End(Exception):
+    """The block ends here (an ender between parameters, a control token, the end of the text)."""
+
+    def __init__(self, at: int, how: BlockEnd) -> None:
+        super().__init__(how)
+        self.at = at
+        self.how = how
 
 
-class _Decoder:
-    """One pass over an XML body: functions, parameters, values, and the issues in position order."""
+class _Reader:
+    """One pass over an XML body inside ``s`` from ``start``: functions, parameters, values, issues.
 
-    def __init__(self, inner: str, *, strict: bool, tools: Mapping[str, Any] | None) -> None:
-        self.s = inner
-        self.n = len(inner)
+    Issues are collected in position order; what strict mode and a cut-off make of them is decided
+    at the end (``result``), so the reading, and the block's extent, do not depend on them.
+    """
+
+    def __init__(self, s: str, start: int, *, strict: bool, tools: Mapping[str, Any] | None, bare: bool) -> None:
+        self.s = s
+        self.n = len(s)
+        self.base = start
+        self.pos = start
         self.strict = strict
         self.tools = tools
-        self.pos = 0
+        self.bare = bare
         self.issues: list[BodyIssue] = []
-        self.failure: str | None = None
         self.functions: list[_Function] = []
-        self.last_key = ""
-        self.closed = True
+        self.complete = False  # the last function was closed (or the body closed by its closer)
 
     # ------------------------------------------------------------------ issues
     def emit(self, code: str, message: str, start: int, end: int, *, action: str = "") -> None:
-        """Record an issue; a recoverable code fails the body in strict mode, an error code always."""
-        kind = CATALOGUE[code].kind
-        if kind == "recoverable":
+        if CATALOGUE[code].kind == "recoverable":
             message += "; not recovered in strict mode" if self.strict else f"; {action}"
-        self.issues.append(BodyIssue(code=code, message=message, start=start, end=end, hint=CATALOGUE[code].fix))
-        if kind == "error" or (kind == "recoverable" and self.strict):
-            self.failure = code
-            raise _Stop
+        base = self.base
+        issue = BodyIssue(code=code, message=message, start=start - base, end=end - base, hint=CATALOGUE[code].fix)
+        self.issues.append(issue)
 
     # ------------------------------------------------------------------ reading
-    def skip_ws(self) -> None:
+    def skip_ws(self) -> int:
         m = _NOT_WS.search(self.s, self.pos)
         self.pos = m.start() if m else self.n
+        return self.pos
 
-    def name_at(self, start: int, tag: str) -> tuple[str, int]:
-        """The name after ``<function=`` / ``<parameter=`` at ``start``: (name, where its content starts)."""
+    def ender(self, at: int) -> None:
+        """Raise ``_End`` when the block ends at ``at`` (between parameters or after the function)."""
+        s = self.s
+        if at >= self.n:
+            raise _End(at, "end")
+        if s[at] == "<":
+            for tag, how in _ENDERS:
+                if s.startswith(tag, at):
+                    raise _End(at, how)
+
+    def name_at(self, start: int, tag: str) -> tuple[str, int, bool]:
+        """The name after ``<function=``/``<parameter=``: (name, where its content starts, ``>`` seen)."""
         s = self.s
         m = _NAME_END.search(s, start)
         end = m.start() if m else self.n
         if m is not None and s[end] == ">":
-            return s[start:end], end + 1
-        if m is None and not self.closed:
-            return s[start:end], end  # the body was cut off here (HT102 follows)
+            return s[start:end], end + 1, True
+        if self.bare:
+            raise _End(end, "end")  # a bare function needs its tags whole
         what = "the function name" if tag == FUNCTION_OPEN else "the parameter name"
-        self.emit(
-            "HT232",
-            f"{tag}{s[start:end]} has no '>'",
-            start - len(tag),
-            end,
-            action=f"{what} ends at the end of the line",
-        )
-        return s[start:end].rstrip(" \t"), end
+        self.emit("HT232", f"{tag}{s[start:end]} has no '>'", start - len(tag), end, action=f"{what} ends there")
+        return s[start:end].rstrip(" \t"), end, False
 
-    def run(self, closed: bool) -> None:
+    def may_start(self, fn: _Function, at: int) -> bool:
+        """Whether the ``<parameter=`` at ``at`` may start a parameter of ``fn`` (see the module doc)."""
+        m = _NAME_END.search(self.s, at + _P_OPEN)
+        end = m.start() if m else self.n
+        key = self.s[at + _P_OPEN : end]
+        if m is None or self.s[end] != ">":
+            key = key.rstrip(" \t")
+        return key not in fn.keys
+
+    def run(self) -> None:
+        """Read functions until the block ends (``_End``)."""
         s = self.s
-        self.closed = closed
         self.skip_ws()
         while True:  # at "<function="
             fn_start = self.pos
-            name, self.pos = self.name_at(fn_start + _FN_OPEN, FUNCTION_OPEN)
+            name, self.pos, _ = self.name_at(fn_start + _FN_OPEN, FUNCTION_OPEN)
             fn = _Function(name=name, start=fn_start)
+            if self.tools is not None:
+                fn.params = self.tools.get(name)
             self.functions.append(fn)
-            ended = self.function_body(fn)
-            if ended == "next":
+            self.complete = False
+            if self.function_body(fn):  # the next <function= follows without </function>
                 self.emit(
                     "HT233",
                     f"<function={_short(name)}> has no </function> before the next <function=",
@@ -224,25 +282,12 @@ class _Decoder:
                 )
                 self.several(self.pos)
                 continue
-            if ended != "closed":  # the body ended inside the function (or inside a value)
-                if not closed:
-                    message = f"the call was cut off inside <function={_short(name)}>"
-                    self.emit("HT102", message, fn_start, self.n)
-                if ended != "end":
-                    self.unclosed(*ended, self.n, "the end of the body")
-                self.emit(
-                    "HT233",
-                    f"<function={_short(name)}> has no </function> before </tool_call>",
-                    fn_start,
-                    self.n,
-                    action="the function ends there",
-                )
-                return
+            self.complete = True
+            if self.bare:
+                raise _End(self.pos, "closed")
             while True:  # after </function>
-                self.skip_ws()
-                if self.pos >= self.n:
-                    return
-                at = self.pos
+                at = self.skip_ws()
+                self.ender(at)
                 if s.startswith(FUNCTION_OPEN, at):
                     self.several(at)
                     break
@@ -257,21 +302,19 @@ class _Decoder:
 
     def several(self, at: int) -> None:
         if len(self.functions) == 1:
-            self.emit(
-                "HT237",
-                "several <function=…> in one <tool_call> block",
-                at,
-                at + _FN_OPEN,
-                action="each is read as a call",
-            )
+            message = "several <function=…> in one <tool_call> block"
+            self.emit("HT237", message, at, at + _FN_OPEN, action="each is read as a call")
 
     def repeated(self, start: int, end: int) -> None:
-        tag = self.s[start:end]
-        self.emit("HT235", f"{tag} closes nothing", start, end, action="dropped")
+        if self.bare:
+            raise _End(start, "end")
+        self.emit("HT235", f"{self.s[start:end]} closes nothing", start, end, action="dropped")
         self.pos = end
 
     def stray(self, at: int, where: str) -> None:
         """Text outside any parameter: skip it up to the next tag that can follow."""
+        if self.bare:
+            raise _End(at, "end")
         s = self.s
         end = at
         while True:
@@ -282,89 +325,106 @@ class _Decoder:
             if s.startswith(_FN_TOKENS, end) or _CLOSER.match(s, end):
                 break
         text = s[at:end].rstrip(_WS)
-        if end == self.n and not self.closed:
-            self.pos = end  # a tag cut off by the end of an unterminated body (HT102 follows)
-            return
-        self.emit(
-            "HT236", f"text {where} outside any parameter: {_short(text)!r}", at, at + len(text), action="ignored"
-        )
+        message = f"text {where} outside any parameter: {_short(text)!r}"
+        self.emit("HT236", message, at, at + len(text), action="ignored")
         self.pos = end
 
-    def function_body(self, fn: _Function) -> Literal["closed", "next", "end"] | tuple[str, int]:
-        """Parameters up to ``</function>`` (closed), the next ``<function=`` (next) or the end.
-
-        A value that ran to the end of the body gives its parameter's key and offset instead.
-        """
+    def function_body(self, fn: _Function) -> bool:
+        """Parameters up to ``</function>`` (False) or the next ``<function=`` (True); ``_End`` otherwise."""
         s = self.s
         while True:
-            self.skip_ws()
-            at = self.pos
-            if at >= self.n:
-                return "end"
+            at = self.skip_ws()
+            self.ender(at)
             if s.startswith(PARAMETER_OPEN, at):
-                if self.parameter(fn, at):
-                    return self.last_key, at
+                self.parameter(fn, at)
                 continue
             if s.startswith(FUNCTION_CLOSE, at):
                 self.pos = at + _FN_CLOSE
-                return "closed"
+                return False
             if s.startswith(FUNCTION_OPEN, at):
-                return "next"
+                if self.bare:
+                    raise _End(at, "end")
+                return True
             c = _CLOSER.match(s, at)
             if c is not None:
                 self.repeated(at, c.end())
                 continue
             self.stray(at, f"inside <function={_short(fn.name)}>")
 
-    def parameter(self, fn: _Function, at: int) -> bool:
-        """One parameter at ``at``; True when its value ran to the end of the body."""
+    def parameter(self, fn: _Function, at: int) -> None:
+        """One parameter at ``at`` (its value read and typed); ``_End`` when the block ends inside it."""
         s = self.s
-        key_start = at + _P_OPEN
-        key, vs = self.name_at(key_start, PARAMETER_OPEN)
-        stop = at_end = False
-        search = _VALUE_STOP.search
+        key, vs, _ = self.name_at(at + _P_OPEN, PARAMETER_OPEN)
+        fn.keys.add(key)
+        search = (_BARE_VALUE_STOP if self.bare else _VALUE_STOP).search
+        nested_params = nested_functions = 0  # literal tags open inside the value
         find_at = vs
+        closer_end = -1
         while True:
             m = search(s, find_at)
             if m is None:
-                ve = self.pos = self.n
-                at_end = True
-                break
+                raise _End(self.n, "end")
             p = m.start()
             c0 = s[p]
-            if c0 == "\r" or c0 == "\n":  # a <parameter= that starts a line
-                ve = self.pos = p + 1
-                self.unclosed(key, at, ve, "the next <parameter=")
-                break
+            if c0 == "\r" or c0 == "\n":  # a line-initial <parameter= or <function=
+                q = p + 1
+                if s.startswith(FUNCTION_OPEN, q):
+                    if self.bare:
+                        raise _End(q, "end")
+                    nested_functions += 1
+                elif nested_params == 0 and nested_functions == 0 and self.may_start(fn, q):
+                    ve = self.pos = q
+                    self.unclosed(key, at, ve, "the next <parameter=")
+                    break
+                else:
+                    nested_params += 1
+                find_at = q + 1
+                continue
+            if c0 == "<" and s.startswith("<|", p):  # a control token ends the block everywhere
+                raise _End(p, "control")
+            if s.startswith(FUNCTION_CLOSE, p):
+                if nested_functions:
+                    nested_functions -= 1
+                elif nested_params == 0:
+                    if _AFTER_FUNCTION.match(s, p + _FN_CLOSE):
+                        ve = self.pos = p
+                        self.unclosed(key, at, ve, FUNCTION_CLOSE)
+                        break
+                    self.literal(FUNCTION_CLOSE, key, p, p + _FN_CLOSE)
+                find_at = p + 1
+                continue
             if s.startswith(_STEM, p):
                 c = _CLOSER.match(s, p)
                 if c is not None:
-                    if _AFTER_PARAMETER.match(s, c.end()):
-                        ve, self.pos = p, c.end()
-                        stop = True
+                    if nested_params:
+                        nested_params -= 1
+                    elif nested_functions:
+                        pass  # inside a literal function: text
+                    elif self.closes(fn, c.end()):
+                        ve, closer_end = p, c.end()
                         break
-                    self.literal(s[p : c.end()], key, p, c.end())
+                    else:
+                        self.literal(s[p : c.end()], key, p, c.end())
                 find_at = p + 1
                 continue
-            # </function>
-            if _AFTER_FUNCTION.match(s, p + _FN_CLOSE):
-                ve = self.pos = p
-                self.unclosed(key, at, ve, FUNCTION_CLOSE)
-                break
-            self.literal(FUNCTION_CLOSE, key, p, p + _FN_CLOSE)
-            find_at = p + 1
-        if stop and self.pos - ve != _P_CLOSE and (self.closed or self.pos < self.n):  # (else: a cut-off closer)
-            closer = s[ve : self.pos]
-            self.emit(
-                "HT231", f"{closer} closes <parameter={_short(key)}>", ve, self.pos, action="read as </parameter>"
-            )
-        self.last_key = key
-        if at_end and not self.closed:
-            return True  # cut off: the value is not read
-        self.value(fn, key, at, vs, ve)
-        return at_end
+            raise _End(p, "end")  # a bare function meets <function= or <tool_call> inside a value
+        if closer_end >= 0:
+            self.pos = closer_end
+            if closer_end - ve != _P_CLOSE:
+                message = f"{s[ve:closer_end]} closes <parameter={_short(key)}>"
+                self.emit("HT231", message, ve, closer_end, action="read as </parameter>")
+        self.value(fn, key, vs, ve)
+
+    def closes(self, fn: _Function, after: int) -> bool:
+        """Whether a parameter closer ending at ``after`` (nothing literal open) ends the value."""
+        if _AFTER_PARAMETER.match(self.s, after):
+            return True
+        at = _NOT_WS.search(self.s, after)
+        return at is not None and self.s.startswith(PARAMETER_OPEN, at.start()) and self.may_start(fn, at.start())
 
     def unclosed(self, key: str, start: int, end: int, where: str) -> None:
+        if self.bare:
+            raise _End(start, "end")
         message = f"<parameter={_short(key)}> has no </parameter>"
         self.emit("HT230", message, start, end, action=f"the value ends at {where}")
 
@@ -372,11 +432,10 @@ class _Decoder:
         message = f"{closer} inside the value of {key!r} is text: no closer may stand there"
         self.emit("HT243", message, start, end)
 
-    def value(self, fn: _Function, key: str, at: int, vs: int, ve: int) -> None:
+    def value(self, fn: _Function, key: str, vs: int, ve: int) -> None:
         """Type the value of ``key`` (``s[vs:ve]`` less its newlines) and add it to the function."""
         text = value_text(self.s[vs:ve])
-        params = None if self.tools is None else self.tools.get(fn.name)
-        found, schema = parameter_schema(params, key) if params is not None else (False, None)
+        found, schema = parameter_schema(fn.params, key) if fn.params is not None else (False, None)
         typed = type_value(text, schema, found=found)
         where = f"{_short(fn.name)}: parameter {key!r}"
         if typed.problem == "untyped":
@@ -384,31 +443,111 @@ class _Decoder:
             self.emit("HT239", message + "; kept as a string", vs, ve)
         elif typed.problem == "repaired":
             self.emit("HT240", f"{where}: written with {typed.detail}", vs, ve, action="read safely as JSON")
-        if key in fn.arguments:
-            end = self.s.find(">", at, vs)
-            self.emit(
-                "HT241",
-                f"{where} is given more than once; `arguments` holds the last value",
-                at,
-                vs if end < 0 else end + 1,
-            )
         fn.arguments[key] = typed.value
         fn.parts.append(f"{jsonio.dumps_spaced(key)}: {typed.json}")
 
-    def result(self) -> CallBody:
-        calls: list[DecodedCall] = []
-        for fn in self.functions:
-            if not fn.name:
-                end = self.s.find(">", fn.start)
-                self.emit("HT104", "the function has no name", fn.start, self.n if end < 0 else end + 1)
-            calls.append(
-                DecodedCall(name=fn.name, arguments=fn.arguments, arguments_json="{" + ", ".join(fn.parts) + "}")
+    # ------------------------------------------------------------------ the result
+    def result(self, end: int, how: BlockEnd) -> CallBody:
+        """The body's calls, or its failure: a cut-off is ``HT102`` alone; strict stops at a recovery."""
+        functions = self.functions
+        first = next((fn.name for fn in functions if fn.name), None)
+        if how == "closed" and not self.complete:
+            fn = functions[-1]
+            message = f"<function={_short(fn.name)}> has no </function> before </tool_call>"
+            self.emit("HT233", message, fn.start, end, action="the function ends there")
+        elif not self.complete:
+            where = f"<function={_short(functions[-1].name)}>"
+            issue = _issue(
+                "HT102", f"the call was cut off inside {where}", functions[-1].start - self.base, end - self.base
             )
-        return CallBody(calls=tuple(calls), issues=tuple(self.issues), failure=None, name=calls[0].name)
+            return CallBody(calls=(), issues=(issue,), failure="HT102", name=first)
+        for fn in functions:
+            if not fn.name:
+                close = self.s.find(">", fn.start, end)
+                self.emit("HT104", "the function has no name", fn.start, end if close < 0 else close + 1)
+        issues = sorted(self.issues, key=lambda i: i.start)
+        for k, issue in enumerate(issues):
+            kind = CATALOGUE[issue.code].kind
+            if kind == "error" or (kind == "recoverable" and self.strict):
+                kept = issues[: k + 1] if self.strict else issues
+                return CallBody(calls=(), issues=tuple(kept), failure=issue.code, name=first)
+        calls = tuple(
+            DecodedCall(name=fn.name, arguments=fn.arguments, arguments_json="{" + ", ".join(fn.parts) + "}")
+            for fn in functions
+        )
+        return CallBody(calls=calls, issues=tuple(issues), failure=None, name=calls[0].name)
+
+
+def _issue(code: str, message: str, start: int, end: int) -> BodyIssue:
+    return BodyIssue(code=code, message=message, start=start, end=end, hint=CATALOGUE[code].fix)
 
 
 def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _read(
+    text: str,
+    start: int,
+    *,
+    strict: bool,
+    tools: Mapping[str, Any] | None,
+    bare: bool,
+    at_end: BlockEnd = "end",
+) -> XmlBlock | None:
+    reader = _Reader(text, start, strict=strict, tools=tools, bare=bare)
+    at = reader.skip_ws()
+    if not text.startswith(FUNCTION_OPEN, at):
+        return None
+    try:
+        reader.run()
+    except _End as end:
+        if bare:
+            return (
+                XmlBlock(end=end.at, how="closed", body=reader.result(end.at, "closed"))
+                if end.how == "closed"
+                else None
+            )
+        how = at_end if end.how == "end" and end.at == len(text) else end.how
+        return XmlBlock(end=end.at, how=how, body=reader.result(end.at, how))
+    raise AssertionError("the reader ends with _End")  # pragma: no cover
+
+
+def scan_xml_block(text: str, start: int, *, strict: bool, tools: Mapping[str, Any] | None = None) -> XmlBlock:
+    """Read the XML body of a ``<tool_call>`` block whose inner text starts at ``start`` in ``text``.
+
+    The body ends at a ``</tool_call>`` (``closed``), a ``<tool_call>`` (``opener``) or a control
+    token (``control``) where one may stand (between parameters, after the function; a control
+    token anywhere), else at the end of ``text``; ``end`` is where (the inner text is
+    ``text[start:end]``). ``body`` is what ``decode_xml_body`` gives for that inner text.
+
+    >>> b = scan_xml_block('<tool_call>\\n<function=f>\\n<parameter=s>\\n</tool_call>\\n</parameter>\\n'
+    ...     '</function>\\n</tool_call> ok', 11, strict=False)
+    >>> b.how, b.body.calls[0].arguments
+    ('closed', {'s': '</tool_call>'})
+    """
+    block = _read(text, start, strict=strict, tools=tools, bare=False)
+    if block is None:
+        issue = _issue("HT103", f"not an XML body: expected {FUNCTION_OPEN}", 0, len(text) - start)
+        return XmlBlock(end=len(text), how="end", body=CallBody(calls=(), issues=(issue,), failure="HT103", name=None))
+    return block
+
+
+def scan_bare_function(
+    text: str, start: int, *, strict: bool, tools: Mapping[str, Any] | None = None
+) -> XmlBlock | None:
+    """A complete ``<function=NAME>…</function>`` at ``start``, outside any ``<tool_call>``, else None.
+
+    Complete means: its tags whole (``>`` after the name and each key), nothing but parameters
+    inside, ``</function>`` reached before any ``<function=``, ``<tool_call>`` or control token.
+    ``end`` is the end of ``</function>``.
+
+    >>> scan_bare_function("<function=f>\\n</function> ok", 0, strict=False).end
+    23
+    >>> scan_bare_function("call <function=f> with x", 5, strict=False) is None
+    True
+    """
+    return _read(text, start, strict=strict, tools=tools, bare=True)
 
 
 def decode_xml_body(
@@ -418,7 +557,7 @@ def decode_xml_body(
 
     Args:
         inner: the text between ``<tool_call>`` and ``</tool_call>`` (or the end of an unterminated
-            block), which starts, after whitespace, with ``<function=``; or a bare function.
+            block), which starts, after whitespace, with ``<function=``.
         strict: no recoveries; a recoverable deviation is the failure, with its code.
         closed: False when the block is unterminated: a body that stops inside a function was
             cut off (``HT102``).
@@ -435,20 +574,12 @@ def decode_xml_body(
     >>> decode_xml_body("<function=f>\\n<parameter=n>\\n3\\n", strict=False, closed=False).failure
     'HT102'
     """
-    d = _Decoder(inner, strict=strict, tools=tools)
-    d.skip_ws()
-    if not inner.startswith(FUNCTION_OPEN, d.pos):
-        issue = BodyIssue(
-            code="HT103",
-            message=f"not an XML body: expected {FUNCTION_OPEN}",
-            start=d.pos,
-            end=d.n,
-            hint=CATALOGUE["HT103"].fix,
-        )
+    block = _read(inner, 0, strict=strict, tools=tools, bare=False, at_end="closed" if closed else "end")
+    if block is None:
+        issue = _issue("HT103", f"not an XML body: expected {FUNCTION_OPEN}", 0, len(inner))
         return CallBody(calls=(), issues=(issue,), failure="HT103", name=None)
-    try:
-        d.run(closed)
-        return d.result()
-    except _Stop:
-        first = next((fn.name for fn in d.functions if fn.name), None)
-        return CallBody(calls=(), issues=tuple(d.issues), failure=d.failure, name=first)
+    body = block.body
+    if block.end < len(inner):  # a block end where one may stand: the caller found another extent
+        rest = _issue("HT236", "text after the end of the XML body; ignored", block.end, len(inner))
+        return CallBody(calls=body.calls, issues=(*body.issues, rest), failure=body.failure, name=body.name)
+    return body

@@ -94,6 +94,14 @@ _REPAIRS = {"HT202": "Python literal syntax", "HT203": "a trailing comma", "HT20
 
 def _read_container(text: str, kind: type, *, repair: bool) -> Typed | None:
     opener = "{" if kind is dict else "["
+    if repair and text.startswith('"'):  # a JSON string holding the value (a template that encoded it twice)
+        inner = jsonio.loads_or_none(text)
+        if isinstance(inner, str):
+            typed = _read_container(inner.strip(_WS), kind, repair=True)
+            if typed is not None:
+                json_text = typed.json if typed.problem else jsonio.dumps_spaced(typed.value)
+                return Typed(value=typed.value, json=json_text, problem="repaired", detail="a JSON string holding it")
+        return None
     if not text.startswith(opener):
         return None
     try:
