@@ -543,7 +543,7 @@ def scan_bare_function(
     ``end`` is the end of ``</function>``.
 
     >>> scan_bare_function("<function=f>\\n</function> ok", 0, strict=False).end
-    23
+    24
     >>> scan_bare_function("call <function=f> with x", 5, strict=False) is None
     True
     """
