@@ -414,6 +414,14 @@ def _text_toolset(text: str) -> ToolSet:
     return load_tools(_tools_text(text))
 
 
+def _record_tools(record: Any) -> list[Any] | None:
+    """A record's ``tools`` as a list (or its JSON text read), else None."""
+    value = record.get("tools") if isinstance(record, dict) else None
+    if isinstance(value, str):
+        value = _tools_text(value)
+    return value if isinstance(value, list) else None
+
+
 def _validate_record(
     record: Any,
     tools: Sequence[Any] | None,
@@ -431,11 +439,12 @@ def _validate_record(
     record_tools: Any = None
     toolset: ToolSet | None = None
     key = _messages_key(record)
+    typing = tools if tools is not None else _record_tools(record)  # XML bodies' values are typed by them
     if key is not None and _shape(record[key]) == "openai":
-        conv = from_openai(record[key], dialect=dialect, path=(key,))
+        conv = from_openai(record[key], dialect=dialect, path=(key,), typing=typing)
     elif key is not None:
         roles = senders(sharegpt_roles) if sharegpt_roles else SENDERS
-        conv = from_sharegpt(record[key], dialect=dialect, path=(key,), roles=roles)
+        conv = from_sharegpt(record[key], dialect=dialect, path=(key,), roles=roles, typing=typing)
     else:
         what = "a JSON object" if isinstance(record, dict) else f"a JSON {type(record).__name__}"
         findings = (finding("HT602", f"{what} with neither `messages` nor `conversations` list", value_where(())),)
@@ -548,7 +557,7 @@ def validate(
     elif isinstance(target, Sequence) and not isinstance(target, (str, bytes)):
         items = [_as_dict(m) if isinstance(m, Message) else m for m in target]
         subject = tuple(items)
-        conv = from_openai(items, dialect=get_profile(dialect).name)
+        conv = from_openai(items, dialect=get_profile(dialect).name, typing=tools)
     else:
         raise UsageError(f"cannot validate a {type(target).__name__}: pass a Completion, a Transcript or messages")
     try:

@@ -21,7 +21,7 @@ from .._model import (
 )
 from .._sharegpt import CALL, SENDERS, sent_calls
 from ..tags import CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, THINK_OPEN
-from ._engines import parse_completion, parse_transcript
+from ._engines import parse_completion, parse_transcript, without_unknown_tool
 from ._view import Finding, Piece, Source, VCall, VMessage, VReasoning, VResult, Where, finding, value_where
 
 __all__ = ["Conversation", "Finding", "finding", "from_completion", "from_openai", "from_sharegpt", "from_transcript"]
@@ -268,8 +268,11 @@ def _one_call(
         bad("function.arguments must be a JSON string or an object", apath)
 
 
-def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -> Conversation:
-    """The view of OpenAI chat messages; wire text inside assistant or user content is parsed."""
+def from_openai(
+    messages: Sequence[Any], *, dialect: str, path: JsonPath = (), typing: Sequence[Any] | None = None
+) -> Conversation:
+    """The view of OpenAI chat messages; wire text inside assistant or user content is parsed (XML bodies'
+    values typed by the tools ``typing``)."""
     findings: list[Finding] = []
     out: list[VMessage] = []
 
@@ -286,7 +289,7 @@ def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -
         wire = role == "assistant" and any("<" in t for t, _ in texts)
         wire = wire or (role == "user" and any(RESP_OPEN in t for t, _ in texts))
         if wire and len(texts) == 1:
-            message, _ = _from_wire(role, texts[0][0], texts[0][1], dialect, findings)
+            message, _ = _from_wire(role, texts[0][0], texts[0][1], dialect, findings, typing)
         else:
             pieces = [Piece(kind="content", text=t, source=Source(t, p), base=0, parsed=False) for t, p in texts]
             message = VMessage(role=role, where=value_where(mpath), from_text=False, pieces=tuple(pieces))
@@ -339,20 +342,23 @@ def from_openai(messages: Sequence[Any], *, dialect: str, path: JsonPath = ()) -
 
 
 def _from_wire(
-    role: str, text: str, path: JsonPath, dialect: str, findings: list[Finding]
+    role: str, text: str, path: JsonPath, dialect: str, findings: list[Finding], tools: Sequence[Any] | None = None
 ) -> tuple[VMessage, list[Any]]:
-    """A message whose string at ``path`` is Hermes wire text: parsed at the role's body level."""
+    """A message whose string at ``path`` is Hermes wire text: parsed at the role's body level (``tools``
+    type the values of XML bodies)."""
     source = Source(text, path)
     raw = (Piece(kind="content", text=text, source=source, base=0, parsed=False),)
     if role == "assistant":
-        completion = parse_completion(text, dialect=dialect)
-        findings.extend(_diag_findings(completion.diagnostics, source, 0))
-        return _message_from_parts(role, completion.parts, completion.diagnostics, source, 0, value_where(path), raw)
+        completion = parse_completion(text, dialect=dialect, tools=tools)
+        diags = without_unknown_tool(completion.diagnostics)
+        findings.extend(_diag_findings(diags, source, 0))
+        return _message_from_parts(role, completion.parts, diags, source, 0, value_where(path), raw)
     header = f"{IM_START}{role}\n"
-    transcript = parse_transcript(header + text + IM_END, dialect=dialect)
+    transcript = parse_transcript(header + text + IM_END, dialect=dialect, tools=tools)
     parts = transcript.turns[0].parts if transcript.turns else ()
-    findings.extend(_diag_findings(transcript.diagnostics, source, len(header)))
-    return _message_from_parts(role, parts, transcript.diagnostics, source, len(header), value_where(path), raw)
+    diags = list(transcript.diagnostics)
+    findings.extend(_diag_findings(diags, source, len(header)))
+    return _message_from_parts(role, parts, diags, source, len(header), value_where(path), raw)
 
 
 def _sent_call_message(value: str, vpath: JsonPath, findings: list[Finding]) -> VMessage:
@@ -392,10 +398,16 @@ def _sent_call_message(value: str, vpath: JsonPath, findings: list[Finding]) -> 
 
 
 def from_sharegpt(
-    conversations: Sequence[Any], *, dialect: str, path: JsonPath = (), roles: Mapping[str, str] = SENDERS
+    conversations: Sequence[Any],
+    *,
+    dialect: str,
+    path: JsonPath = (),
+    roles: Mapping[str, str] = SENDERS,
+    typing: Sequence[Any] | None = None,
 ) -> Conversation:
-    """The view of a ShareGPT conversation (wire text in the values; the senders of ``roles``, by default
-    ``_sharegpt.SENDERS``: system/human/gpt/tool, and LLaMA-Factory's function_call/observation)."""
+    """The view of a ShareGPT conversation (wire text in the values, XML bodies' values typed by the tools
+    ``typing``; the senders of ``roles``, by default ``_sharegpt.SENDERS``: system/human/gpt/tool, and
+    LLaMA-Factory's function_call/observation)."""
     findings: list[Finding] = []
     out: list[VMessage] = []
     tools: list[Any] = []
@@ -426,7 +438,7 @@ def from_sharegpt(
         wire = "<" in value and (role in ("assistant", "tool", "system") or RESP_OPEN in value)
         src = Source(value, vpath)
         if wire:
-            message, found = _from_wire(role, value, vpath, dialect, findings)
+            message, found = _from_wire(role, value, vpath, dialect, findings, typing)
             tools.extend(found)
         else:
             piece = Piece(kind="content", text=value, source=src, base=0, parsed=False)

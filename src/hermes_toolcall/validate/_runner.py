@@ -376,7 +376,7 @@ def _kw(options: Options, selector: Selector) -> dict[str, Any]:
 
 def _transcript_report(text: str, options: Options, selector: Selector, kw: dict[str, Any]) -> ValidationReport:
     """The checks of one ChatML transcript (a ChatML file's record, or a record's text column)."""
-    transcript = parse_transcript(text, dialect=options.dialect)
+    transcript = parse_transcript(text, dialect=options.dialect, tools=options.tools)
     conv = from_transcript(transcript)
     joined = _joined(transcript) if selector.allows("HT605") else []
     if joined:
