@@ -80,6 +80,22 @@ def test_transcript_level() -> None:
     assert_engines_agree(text, level="transcript", tools=WEATHER)
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+def test_step_tool_response_turns_hold_results(line_end: str) -> None:
+    """Step 3.5 writes results in ``tool_response`` turns: a known role whose body holds ``<tool_response>``
+    blocks (it was an unknown role, HT004, its results plain text), in both engines."""
+    block = xml_call_block("get_weather", {"city": "Paris"})
+    text = (
+        "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n"
+        f"{block}<|im_end|>\n<|im_start|>tool_response{line_end}<tool_response>18 C</tool_response><|im_end|>\n"
+    )
+    t = ht.parse_transcript(text, tools=WEATHER, ids=ht.sequential_ids())
+    assert [d.code for d in t.diagnostics] == ["HT238"]  # the XML body in the default (JSON) dialect
+    (result,) = t.turns[2].parts
+    assert t.turns[2].role == "tool_response" and isinstance(result, ht.ToolResponse) and result.content == "18 C"
+    assert_engines_agree(text, level="transcript", tools=WEATHER)
+
+
 def test_untyped_value_warning_names_the_parameter() -> None:
     text = QWEN_OUTPUT.replace("\n3\n", "\nthree\n")
     c = ht.parse_completion(text, tools=WEATHER)

@@ -43,6 +43,7 @@ __all__ = [
     "TOOL",
     "TOOLS_CLOSE",
     "TOOLS_OPEN",
+    "TOOL_RESPONSE",
     "USER",
     "assistant_markers",
     "canonical_kinds",
@@ -60,11 +61,12 @@ CONTROL: tuple[str, ...] = (IM_START, IM_END)
 
 # roles (the header of a turn, §3.2): the known ones; any other role is HT004's
 SYSTEM, USER, ASSISTANT, TOOL, DEVELOPER = "system", "user", "assistant", "tool", "developer"
-ROLES: tuple[str, ...] = (SYSTEM, USER, ASSISTANT, TOOL, DEVELOPER)
+TOOL_RESPONSE = "tool_response"  # Step 3.5's result turns
+ROLES: tuple[str, ...] = (SYSTEM, USER, ASSISTANT, TOOL, TOOL_RESPONSE, DEVELOPER)
 #: roles whose body may hold a ``<tools>`` catalogue
 CATALOGUE_ROLES: tuple[str, ...] = (SYSTEM, DEVELOPER)
 #: roles whose body may hold ``<tool_response>`` results
-RESULT_ROLES: tuple[str, ...] = (USER, TOOL)
+RESULT_ROLES: tuple[str, ...] = (USER, TOOL, TOOL_RESPONSE)
 
 # blocks
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"

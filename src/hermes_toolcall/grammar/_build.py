@@ -25,7 +25,7 @@ from .._model import (
     Turn,
 )
 from .._options import ParseOptions
-from ..tags import CALL_CLOSE, CLOSE, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE
+from ..tags import CALL_CLOSE, CLOSE, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, ROLES, TOOLS_CLOSE
 from ._blocks import BlockReader, Body, Segment
 from ._parser import Variant, token_batches
 
@@ -36,7 +36,7 @@ _HEADS = frozenset({"A_HEAD", "U_HEAD", "S_HEAD", "O_HEAD", "HEAD_UNTERM"})
 # a *_LINK token is `<|im_end|>` + gap + the header of the next turn: its header terminal
 _LINKS = {"A_LINK": "A_HEAD", "U_LINK": "U_HEAD", "S_LINK": "S_HEAD", "O_LINK": "O_HEAD", "UNTERM_LINK": "HEAD_UNTERM"}
 _CONTROL = _HEADS | {"IM_END"} | set(_LINKS)
-_KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
+_KNOWN_ROLES = frozenset(ROLES)
 # one str object per known role for every turn (a slice of the header would be a new string per turn)
 _ROLE_STRINGS = {role: role for role in _KNOWN_ROLES}
 _STRAY = {
