@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall.dataio._rows import Columns
@@ -62,8 +62,9 @@ def _chatml_file(folder: Path, k: int, text: str) -> list[Located] | None:
     """The findings of ``text`` as a ChatML file; None when the file does not read as one transcript."""
     path = folder / f"t{k}.txt"
     path.write_bytes(text.encode("utf-8"))
-    if len(list(iter_records(path))) != 1:
-        return None  # empty, or blank lines that the file format reads as a record boundary
+    records = list(iter_records(path))
+    if len(records) != 1 or records[0].kind != "chatml":
+        return None  # empty, blank lines that the file format reads as a record boundary, or read as JSON lines
     return _found(path)
 
 
@@ -82,6 +83,7 @@ _SLOW = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=_SLOW)
+@example(cells=["{'a': 'b'}"], ascii_only=False)  # a file starting with '{' reads as JSON lines (HT601), a cell as text
 @given(cells=st.lists(st.one_of(_TEXTS, _TEXTS, _NOT_TEXT), min_size=1, max_size=4), ascii_only=st.booleans())
 def test_rows_equal_the_chatml_file_in_jsonl_parquet_and_datasets(cells: list[Any], ascii_only: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
