@@ -337,19 +337,84 @@ def _without(tmp_path: Any, tags: tuple[str, ...]) -> str:
     return str(path)
 
 
+def _spelled_through(grammar: str, ids: list[int]) -> tuple[list[str], bool]:
+    """Feed ``ids`` to an llguidance matcher, spelling each token it refuses with ordinary tokens (the first
+    character, then the rest): the refused tokens' texts, and whether every token or spelling was taken and the
+    matcher ended accepting."""
+    tok = _lltok()
+    matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
+    refused: list[str] = []
+    for token in ids:
+        if matcher.validate_tokens([token]) == 1:
+            matcher.consume_token(token)
+            continue
+        spelled = tok.decode_bytes([token]).decode()
+        refused.append(spelled)
+        pieces = tok.tokenize_str(spelled[:1]) + tok.tokenize_str(spelled[1:])
+        if matcher.validate_tokens(pieces) != len(pieces):
+            return refused, False
+        matcher.consume_tokens(pieces)
+    return refused, bool(matcher.is_accepting())
+
+
 def test_llguidance_tags_written_as_text_never_match_the_added_token(tmp_path: Any) -> None:
-    """chatml-family.md §7.2 (reach §B.3): a grammar with the tags as text literals accepts none of the renderings,
-    because the tokenizer emits ``<tool_call>`` as one added token, which llguidance treats as special."""
-    as_text = llguidance_grammar(_WEATHER, dialect="qwen3", tool_choice="required",
-                                 tokenizer=_without(tmp_path, (CALL_OPEN, CALL_CLOSE)))
-    assert f'"{CALL_OPEN}' in as_text and f'{CALL_CLOSE}"' in as_text
-    assert not llg_accepts(as_text, _RENDERED, spell=False)
-    assert llg_accepts(llguidance_grammar(_WEATHER, dialect="qwen3", tool_choice="required"), _RENDERED, spell=False)
+    """chatml-family.md §7.2 (reach §B.3): a grammar with the call tags as text literals accepts none of the
+    renderings, because the tokenizer emits ``<tool_call>`` and ``</tool_call>`` as added tokens, which llguidance
+    treats as special. For every dialect and reasoning state, the rendering of two calls fed as the tokenizer's own
+    tokens is taken up to the ``<tool_call>`` token and refused there; where the calls open the completion, the
+    same grammar takes the same bytes once each refused token is spelled with ordinary tokens, and the refused
+    tokens are exactly the four tags (the tags, and nothing else in the grammar, are what fails). The export's own
+    grammar (token references) takes the tokens as they are."""
+    tok = _lltok()
+    text_tags = _without(tmp_path, (CALL_OPEN, CALL_CLOSE))
+    opener = tok.tokenize_str(CALL_OPEN, parse_special=True)
+    assert len(opener) == 1 and tok.is_special_token(opener[0])
+    call = {"name": "get_weather", "arguments": {"location": "Paris"}}
+    spelled_through = 0
+    for dialect in DIALECTS:
+        for reasoning in possible_reasoning(dialect):
+            request: dict[str, Any] = {"dialect": dialect, "tool_choice": "required", "reasoning": reasoning}
+            text = completion(dialect, reasoning_of(dialect, reasoning), thought="t", content="",
+                              calls=[call, call], tools=_WEATHER)
+            as_text = llguidance_grammar(_WEATHER, **request, tokenizer=text_tags)
+            assert f'"{CALL_OPEN}' in as_text and f'{CALL_CLOSE}"' in as_text, dialect
+            ids = tok.tokenize_str(text, parse_special=True)
+            matcher = llguidance.LLMatcher(tok, as_text, log_level=0)
+            assert matcher.validate_tokens(ids) == ids.index(opener[0]), (dialect, reasoning, text)
+            if text.startswith(CALL_OPEN):
+                assert _spelled_through(as_text, ids) == ([CALL_OPEN, CALL_CLOSE] * 2, True), (dialect, reasoning)
+                spelled_through += 1
+            grammar = llguidance_grammar(_WEATHER, **request)
+            assert f"{CALL_OPEN} " in grammar and f'"{CALL_OPEN}' not in grammar, dialect
+            assert llg_accepts(grammar, text, spell=False), (dialect, reasoning, text)
+    assert spelled_through >= 5  # hermes, hermes-vllm, omp, qwen2.5, qwen3 without reasoning
     # with a tokenizer that has the tags, the export writes token references; forced bytes follow the tag
     grammar = llguidance_grammar(_WEATHER, dialect="qwen3", tool_choice="required", tokenizer=_lltok())
     matcher = llguidance.LLMatcher(_lltok(), grammar, log_level=0)
     assert matcher.consume_tokens(_lltok().tokenize_str(CALL_OPEN, parse_special=True))
     assert matcher.compute_ff_bytes() == b'\n{"name": "get_weather", "arguments": {"location": "'
+
+
+def test_llguidance_text_tag_after_free_text_is_refused(tmp_path: Any) -> None:
+    """A limit of the text-tag grammar (a tokenizer without the tags as added tokens; docs/constrained.md §5):
+    llguidance's lexer is greedy and gives nothing back, so free text that may go on past ``<`` (content before a
+    call, the newlines after ``</think>``) takes the ``<tool_call`` of a tag written after it, and the tag's
+    ``>`` is then refused. Found when the test above was made to check why the text tags fail; the same request
+    with token references takes the same bytes."""
+    call = {"name": "get_weather", "arguments": {"location": "Paris"}}
+    text_tags = _without(tmp_path, (CALL_OPEN, CALL_CLOSE))
+    for dialect, reasoning, content in (("qwen3", False, "Let me check."), ("qwq", None, "")):
+        text = completion(dialect, reasoning_of(dialect, reasoning), thought="t", content=content, calls=[call],
+                          tools=_WEATHER)
+        assert not text.startswith(CALL_OPEN) and f"\n{CALL_OPEN}" in text, text
+        request: dict[str, Any] = {"dialect": dialect, "tool_choice": "required", "reasoning": reasoning}
+        as_text = llguidance_grammar(_WEATHER, **request, tokenizer=text_tags)
+        assert _spelled_through(as_text, _lltok().tokenize_str(text, parse_special=True)) == ([CALL_OPEN], False)
+        matcher = llguidance.LLMatcher(_lltok(), as_text, log_level=0)
+        before = _lltok().tokenize_str(text[: text.index(CALL_OPEN) + len(CALL_OPEN) - 1])
+        assert matcher.validate_tokens(before) == len(before)  # up to '<tool_call' ...
+        assert matcher.consume_tokens(before) and matcher.validate_tokens(_lltok().tokenize_str(">")) == 0  # not '>'
+        assert llg_accepts(llguidance_grammar(_WEATHER, **request), text, spell=False), (dialect, text)
 
 
 def test_llguidance_json_string_cannot_hold_the_added_closer_token() -> None:
