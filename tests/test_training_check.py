@@ -59,6 +59,26 @@ def test_qwq_prompt_ends_inside_think() -> None:
     report = check_training_render(more, dialect="qwq")
     assert kinds(report) == [("history_rewritten", "HT701", 1)]
     assert report.findings[0].found.startswith("<think>\nhm") and report.findings[0].expected.startswith("A<|im_end|>")
+    # the template writes content only: reasoning_content is not rendered, so such a turn is HT700 too
+    given = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "A", "reasoning_content": "hm"}]
+    report = check_training_render(given, dialect="qwq")
+    assert kinds(report) == [("prompt_not_prefix", "HT700", 1)] and "hm" not in report.text
+    # a turn followed by a tool result is not the last message either: stripped up to the last </think> and the
+    # newlines after it; a call turn whose content so empties keeps the newline before its call
+    call = [{"id": "c0", "type": "function", "function": {"name": "get_weather", "arguments": {"location": "Paris"}}}]
+    tool = {"role": "tool", "tool_call_id": "c0", "content": "sunny"}
+    calls = [thinking[0], {"role": "assistant", "content": "<think>\nhm\n</think>\n\n", "tool_calls": call}, tool,
+             {"role": "assistant", "content": "<think>\nok\n</think>\n\nB"}]
+    report = check_training_render(calls, TOOLS, dialect="qwq")
+    assert kinds(report) == [("history_rewritten", "HT701", 1)]
+    assert report.findings[0].expected.startswith("\n<tool_call>") and report.findings[0].found.startswith("<think>")
+    assert report.text[: report.findings[0].offset].endswith("<|im_start|>assistant\n")
+    # leading newlines alone are stripped from a turn that is not the last message: HT701 without any reasoning
+    lead = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "<think>\n\nA"},
+            {"role": "user", "content": "q2"}, {"role": "assistant", "content": "<think>\nB"}]
+    assert check_training_render(lead, dialect="qwq").ok  # no </think>, no leading newline: kept as written
+    lead[1] = {"role": "assistant", "content": "\nA"}
+    assert ("history_rewritten", "HT701", 1) in kinds(check_training_render(lead, dialect="qwq"))
 
 
 def test_qwen3_history_rewrite() -> None:

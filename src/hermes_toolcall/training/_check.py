@@ -6,7 +6,8 @@ and writes turn ``i``. The training text is what it will see only when, for ever
 - the inference prompt is a prefix of the turn's training rendering (``render(messages[:i + 1])``):
   else ``prompt_not_prefix`` (HT700). Hermes ``tool_use`` after a tool result renders
   ``</tool_response>\\n<|im_end|>`` in training text but ``</tool_response><|im_end|>`` before the generation
-  prompt; QwQ's prompt ends ``<think>\\n``, which a turn without reasoning never starts with;
+  prompt; QwQ's prompt ends ``<think>\\n``, which a turn never starts with unless its content opens so (the
+  template renders ``content`` only, not ``reasoning_content``);
 - the rendering of the conversation up to turn ``i`` is a prefix of the whole rendering: else
   ``history_rewritten`` (HT701): a later turn changed the bytes of an earlier one (Qwen3 drops the
   reasoning of turns before the last query and gives only the last turn an empty think block).
