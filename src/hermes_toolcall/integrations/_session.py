@@ -284,22 +284,25 @@ class Session:
             StreamError: the session was already closed.
         """
         events = self._feed(text)  # with tool_choice none too: the engine checks the use (feed after close)
-        if not events and not self._verbatim:  # most deltas while a call's body is read whole
-            return NO_STEP
+        if not events:
+            if not self._verbatim:  # most deltas while a call's body is read whole
+                return NO_STEP
+        elif len(events) == 1 and type(events[0]) is ArgumentsDelta and not self._verbatim:
+            piece = events[0]  # most deltas with argument deltas: one more piece of an announced call
+            index = self._chunker.sent_arguments(piece)  # as chunker.feed([piece]), without its chunk
+            if index is None:
+                return NO_STEP
+            self.calls[index].pieces.append(piece.text)
+            return ("", "", ((index, None, None, piece.text),))
         return self._after(events, text)
 
     def _after(self, events: list[Event], text: str) -> Step:
-        """``step(text)`` given the events the engine's ``feed(text)`` returned (not empty, or verbatim)."""
+        """``step(text)`` given the events the engine's ``feed(text)`` returned (not empty, or verbatim; not
+        a lone ``ArgumentsDelta``, which ``step`` takes itself)."""
         if self._verbatim:
             return (text, "", ())
         if len(events) == 1 and type(events[0]) is ToolCallStart and not self._chunker.eager:
             return NO_STEP  # a call's name while calls are sent whole: the chunker sends nothing for it
-        if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # most deltas with argument deltas
-            piece = events[0]
-            index = self._piece(piece)
-            if index is None:
-                return NO_STEP
-            return ("", "", ((index, None, None, piece.text),))
         got = self._piecewise(events)
         if got is not None:
             return got
@@ -307,14 +310,6 @@ class Session:
         if not chunks and not ended:  # e.g. a call's name read while its body is sent whole
             return NO_STEP
         return _merge(chunks)
-
-    def _piece(self, e: ArgumentsDelta) -> int | None:
-        """``_after([e])`` for one ``ArgumentsDelta`` (not verbatim): the index of the call whose arguments
-        it extends (the step is that one piece), or None (the step is ``NO_STEP``)."""
-        index = self._chunker.sent_arguments(e)  # as chunker.feed([e]), without its chunk
-        if index is not None:
-            self.calls[index].pieces.append(e.text)
-        return index
 
     def _piecewise(self, events: list[Event]) -> Step | None:
         """``step``'s result for the usual events (text, calls sent whole, a name while calls go whole)

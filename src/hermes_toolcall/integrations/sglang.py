@@ -126,6 +126,16 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
         step = session.step(new_text)
         if step is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
             return _RESULT({"normal_text": "", "calls": []})
+        pieces = step[2]
+        if len(pieces) == 1 and pieces[0][1] is None and not step[0]:
+            # one more argument piece: when no call ended since the last booking (``Bookkeeping._current``,
+            # inline) ``_book`` would write nothing; the result is ``_sent``'s
+            calls, done = session.calls, self._booked
+            if done >= len(calls) or calls[done].valid is None:
+                piece = pieces[0]
+                item = _ITEM({"tool_index": piece[0], "name": None, "parameters": piece[3]})
+                result: StreamingParseResult = _RESULT({"normal_text": "", "calls": [item]})
+                return result
         return self._sent(step)
 
     def finish(self, tools: Any) -> StreamingParseResult:

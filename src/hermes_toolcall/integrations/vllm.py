@@ -47,7 +47,7 @@ from ..errors import StreamStateError  # noqa: E402
 from ..tags import IM_START  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
-from ._models import builder, plain, state_parts  # noqa: E402
+from ._models import builder, fields_set, plain, state_parts  # noqa: E402
 from ._scoring import ServerScorer  # noqa: E402
 from ._session import NO_STEP, Bookkeeping, Piece, Policy, Session, Step, complete, tool_objects  # noqa: E402
 
@@ -98,29 +98,31 @@ _FUNCTION = builder(DeltaFunctionCall)
 
 def _piece_builder() -> Callable[[int, str], DeltaMessage]:
     """The ``DeltaMessage`` of one more argument piece of call ``index`` (most deltas with argument
-    deltas): the three models ``_delta_message`` builds, in one function (a third of the cost)."""
+    deltas): the three models ``_delta_message`` builds, in one function (a third of the cost).
+
+    Each class's instances share one fields-set (``_models.fields_set``).
+    """
     classes = (DeltaFunctionCall, DeltaToolCall, DeltaMessage)
     if not all(plain(cls) for cls in classes):  # pragma: no cover - vLLM 0.33's models are plain
         return lambda index, arguments: _general_message("", "", ((index, None, None, arguments),))
     (nf, df, ff, ef, pf, xf), (nt, dt, ft, et, pt, xt), (nm, dm, fm, em, pm, xm) = map(state_parts, classes)
-    keys_f, keys_t = ("name", "arguments"), ("id", "type", "index", "function")
-    keys_m = ("role", "content", "reasoning", "tool_calls")
+    keys_f, keys_t, keys_m = map(fields_set, classes)  # the dicts below give every field
     new_f, new_t, new_m = DeltaFunctionCall, DeltaToolCall, DeltaMessage
 
     def build(index: int, arguments: str) -> DeltaMessage:
         f = nf(new_f)
         df(f, {"name": None, "arguments": arguments})
-        ff(f, set(keys_f))
+        ff(f, keys_f)
         ef(f, {} if xf else None)
         pf(f, None)
         t = nt(new_t)
         dt(t, {"id": None, "type": None, "index": index, "function": f})
-        ft(t, set(keys_t))
+        ft(t, keys_t)
         et(t, {} if xt else None)
         pt(t, None)
         m: DeltaMessage = nm(new_m)
         dm(m, {"role": None, "content": None, "reasoning": None, "tool_calls": [t]})
-        fm(m, set(keys_m))
+        fm(m, keys_m)
         em(m, {} if xm else None)
         pm(m, None)
         return m
@@ -222,9 +224,13 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
         if step is NO_STEP:  # most deltas: nothing sent, no call ended (the bookkeeping is unchanged)
             return None
         pieces = step[2]
-        if len(pieces) == 1 and pieces[0][1] is None and not step[0] and not step[1] and self._current(session):
-            # one more argument piece, no call ended since the last booking (as ``_book`` finds: nothing to write)
-            return _PIECE(pieces[0][0], pieces[0][3])
+        if len(pieces) == 1 and pieces[0][1] is None and not step[0] and not step[1]:
+            # one more argument piece: when no call ended since the last booking (``Bookkeeping._current``,
+            # inline) ``_book`` would write nothing, and the message is the fused builder's
+            calls, done = session.calls, self._booked
+            if done >= len(calls) or calls[done].valid is None:
+                piece = pieces[0]
+                return _PIECE(piece[0], piece[3])
         return self._sent(step)
 
     def finish_streaming(self) -> DeltaMessage | None:
