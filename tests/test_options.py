@@ -130,3 +130,35 @@ def test_the_start_state_read_by_tags_is_the_parser_s_on_every_dialect() -> None
     for prompt in prompts:
         parsed = generation_prompt_state("hermes", prompt=prompt).reasoning
         assert prompt_open_kind(prompt, get_profile("hermes").reasoning_kinds) == parsed, prompt
+
+
+def test_regression_an_ids_factory_is_found_again_by_identity_only() -> None:
+    # issue 24: a dataset loop passes one ids factory to every call (validate's engines, bench/parse.py);
+    # its options are made once and found by the factory's identity, never shared with another factory
+    import hermes_toolcall._parse as parse_module
+
+    text = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'
+    first, second = sequential_ids("a_"), sequential_ids("b_")
+    assert parse_completion(text, ids=first).tool_calls[0].id == "a_0"
+    assert parse_completion(text, ids=second).tool_calls[0].id == "b_0"
+    assert parse_completion(text, ids=first).tool_calls[0].id == "a_0"
+    found = parse_module._options(text, {"ids": first})
+    assert found is parse_module._options(text, {"ids": first}) and found.ids is first
+    assert parse_module._options(text, {"ids": second}).ids is second
+    assert parse_module._options(text, {"ids": first, "strict": True}).strict is True
+    with pytest.raises(UsageError):
+        parse_completion(text, ids="x")  # type: ignore[arg-type]
+    with pytest.raises(UsageError):
+        parse_completion(text, ids=first, strict=1)  # type: ignore[arg-type]
+
+
+def test_a_factory_per_call_keeps_the_ids_table_bounded() -> None:
+    import hermes_toolcall._parse as parse_module
+
+    for n in range(parse_module._MADE_IDS_MAX * 3):
+        factory = sequential_ids(f"p{n}_")
+        assert parse_completion('<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>', ids=factory).tool_calls[
+            0
+        ].id == f"p{n}_0"
+    assert len(parse_module._MADE_IDS) <= parse_module._MADE_IDS_MAX
+    assert all(made.ids is not None for made in parse_module._MADE_IDS.values())

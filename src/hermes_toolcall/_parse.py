@@ -25,22 +25,29 @@ __all__ = ["parse_completion", "parse_completion_with", "parse_transcript", "par
 def _options(text: object, keywords: ParseKeywords) -> ParseOptions:
     """The options of a whole-text parse: ``dialect="auto"`` is detected from ``text``.
 
-    A guard in front of ``options_of``: the options of keywords that carry no per-call object (no ``ids``,
-    ``tools`` or tools policy, a dialect by name) are made once and found again by their values.
+    A guard in front of ``options_of``: the options of keywords that carry no per-call object (no
+    ``tools`` or tools policy, a dialect by name) are made once and found again by their values, and an
+    ``ids`` factory by its identity (``_key``).
     """
     check_text("text", text)
     key = _key(keywords)
     if key is not None:
-        made = _MADE.get(key)
-        if made is not None:
+        made = (_MADE_IDS if "ids" in keywords else _MADE).get(key)
+        if made is not None and made.ids is keywords.get("ids", made.ids):
             return made
     if keywords.get("dialect") == "auto":
         from ._detect import detect_dialect
 
         return options_of(None, {**keywords, "dialect": detect_dialect(str(text)).dialect})
     made = options_of(None, keywords)
-    if key is not None and len(_MADE) < _MADE_MAX:
-        _MADE[key] = made
+    if key is not None:
+        if "ids" not in keywords:
+            if len(_MADE) < _MADE_MAX:
+                _MADE[key] = made
+        else:  # a factory per call (render's checks make one each time) must not keep the table full
+            if len(_MADE_IDS) >= _MADE_IDS_MAX:
+                del _MADE_IDS[next(iter(_MADE_IDS))]  # the oldest
+            _MADE_IDS[key] = made
     return made
 
 
@@ -48,6 +55,10 @@ def _options(text: object, keywords: ParseKeywords) -> ParseOptions:
 #: ``ParseOptions`` (checks, profile, reasoning start) costs more than parsing a short completion.
 _MADE: dict[tuple[Any, ...], ParseOptions] = {}
 _MADE_MAX = 256
+#: The same for keywords with an ``ids`` factory (a dataset loop passes one factory to every call): the
+#: last ``_MADE_IDS_MAX`` made, the oldest leaving first (some callers make a factory per call).
+_MADE_IDS: dict[tuple[Any, ...], ParseOptions] = {}
+_MADE_IDS_MAX = 32
 _BY_VALUE = frozenset(
     {"dialect", "strict", "calls_in_reasoning", "stop_at_fabricated_response", "max_block_chars", "starts_in_reasoning"}
 )
@@ -55,15 +66,24 @@ _EXACT = frozenset({str, bool, int, type(None)})
 
 
 def _key(keywords: ParseKeywords) -> tuple[Any, ...] | None:
-    """The ``_MADE`` key of ``keywords``, or None when one is not made by value (an ``ids`` factory, tools, a
-    ``DialectProfile``, ``"auto"``). Each value's exact type is in the key: ``strict=1`` equals ``True`` as
-    a key but must still be refused by ``options_of``."""
-    key = []
+    """The ``_MADE`` key of ``keywords``, or None when one is not made by value (tools, a ``DialectProfile``,
+    ``"auto"``, ``ids=None``). Each value's exact type is in the key: ``strict=1`` equals ``True`` as a key
+    but must still be refused by ``options_of``. An ``ids`` factory is keyed by its identity, last (the
+    options made hold it, so no other object takes its ``id`` while the entry lives; ``_options`` checks
+    it is the same object too): a stateful factory is never shared by two calls that passed two factories.
+    """
+    key: list[tuple[str, object, object]] = []
+    factory = None
     for name, value in keywords.items():
+        if name == "ids" and value is not None:
+            factory = ("ids", id(value), None)
+            continue
         kind = value.__class__
         if name not in _BY_VALUE or kind not in _EXACT or value == "auto":
             return None
         key.append((name, value, kind))
+    if factory is not None:
+        key.append(factory)
     return tuple(key)
 
 
