@@ -278,3 +278,30 @@ def test_regression_lone_argument_piece_path_equals_the_general_step(
         assert _dump(fast.finish_streaming()) == _dump(general.finish_streaming())
         assert fast.prev_tool_call_arr == general.prev_tool_call_arr
         assert fast.streamed_args_for_tool == general.streamed_args_for_tool
+
+
+def test_shared_fields_sets_read_the_same_after_vllm_assigns_fields() -> None:
+    # the builders' instances share one fields-set per class (integrations._models.fields_set); vLLM assigns
+    # fields of a message it got (delta.tool_calls = [], last_tc.function.arguments += remaining): every
+    # other message must read exactly as model_construct would have built it
+    from vllm.entrypoints.generate.base.protocol import DeltaFunctionCall, DeltaMessage, DeltaToolCall
+
+    first, second = plugin._PIECE(0, "x"), plugin._PIECE(1, "y")
+    general = plugin._delta_message(("Hi", "", ((2, "call_2", "f", "{}"),)))
+    first.tool_calls[0].function.arguments += "z"
+    first.tool_calls = []
+    first.content = "c"
+    expected = DeltaMessage.model_construct(
+        role=None, content=None, reasoning=None,
+        tool_calls=[DeltaToolCall.model_construct(
+            id=None, type=None, index=1, function=DeltaFunctionCall.model_construct(name=None, arguments="y")
+        )],
+    )
+    assert second.model_dump_json() == expected.model_dump_json()
+    assert second.model_dump_json(exclude_unset=True) == expected.model_dump_json(exclude_unset=True)
+    assert second.model_fields_set == expected.model_fields_set
+    assert second.tool_calls[0].model_fields_set == expected.tool_calls[0].model_fields_set
+    assert general is not None and general.tool_calls[0].function.arguments == "{}"
+    assert first.model_dump_json(exclude_unset=True) == DeltaMessage.model_construct(
+        role=None, content="c", reasoning=None, tool_calls=[]
+    ).model_dump_json(exclude_unset=True)
