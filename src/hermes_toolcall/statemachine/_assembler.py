@@ -516,10 +516,13 @@ class Assembler:
     def _flush(self) -> None:
         """The open text run (if any) becomes a part; a new run starts."""
         run = self.element
-        if isinstance(run, Run) and run.start >= 0 and self.retain:
-            text = "".join(run.pieces)
-            end = run.start + len(text)
-            self.parts.append(new_text(text, run.start, end, self.span(run.start, end)))  # eager positions
+        if isinstance(run, Run):
+            if run.start < 0:  # no text yet: it is a new run already
+                return
+            if self.retain:
+                text = "".join(run.pieces)
+                end = run.start + len(text)
+                self.parts.append(new_text(text, run.start, end, self.span(run.start, end)))  # eager positions
         self.element = Run([] if self.retain else SINK)
 
     def open_reasoning(self, tag: str, at: int) -> list[Event]:

@@ -69,6 +69,7 @@ class Place:
     state: State
     moves: dict[str, Move]
     reader: Reader | None
+    guard: Callable[[str, int, int], Value | None] | None  # the reader's ``guard``, bound once
     block: BlockScan | None
     call: bool
     bodies: tuple[type[BodyReader], ...]
@@ -103,6 +104,7 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
             state=state,
             moves=table[key],
             reader=reader,
+            guard=None if reader is None else reader.guard,
             block=block,
             call=state in (State.CALL, State.REASONING_CALL),
             bodies=bodies,
@@ -157,6 +159,7 @@ class StreamParser:
         "_places",
         "_reader",
         "_retain",
+        "_scan_lines",
         "_sink",
         "_state",
         "_take",
@@ -209,6 +212,7 @@ class StreamParser:
         self._places = places(config, self.readers)
         self._buf = buf = InputBuffer(keep=retain)
         self._take: Callable[[str], str | None] = buf.take  # (``_gated`` while the start is undecided)
+        self._scan_lines = buf.scan_lines
         self._asm = asm = Assembler(
             options=opts,
             transcript=transcript,
@@ -316,7 +320,7 @@ class StreamParser:
         """Make ``move`` for the marker ``tag`` at ``at``: the assembler's action, then the next state."""
         if move.action is _READ_ROLE:  # the role's row decides
             move = self._moves[self._asm.role()]
-        self._buf.scan_lines()  # the line starts the action's spans need
+        self._scan_lines()  # the line starts the action's spans need
         events = self._acts[move.act](tag, at)
         if move.keep:  # no move: the marker is text of the state
             events += self._sink(tag, at)
@@ -337,9 +341,9 @@ class StreamParser:
         self._moves = place.moves
         block = place.block
         if block is None:
-            assert place.reader is not None
+            assert place.reader is not None and place.guard is not None
             self._reader = place.reader
-            self._guard = place.reader.guard
+            self._guard = place.guard
         else:
             limit = self._asm.block_limit()
             args = self.stream_arguments
