@@ -125,7 +125,7 @@ def test_canonical_kinds_and_lengths() -> None:
 # ---- one vocabulary: no module outside tags.py spells a tag in code --------------------------------------------
 
 _SRC = Path(hermes_toolcall.__file__).parent
-_ROLES = ("system", "user", "assistant", "tool", "developer")
+_ROLES = tags.ROLES
 # a string constant made only of tags, role names and whitespace is the vocabulary written by hand; prose
 # and sample inputs that mention a tag ("stray </tool_call> ...", a whole example call) are not
 _VOCAB = re.compile(
@@ -187,3 +187,77 @@ def test_no_module_outside_tags_spells_a_tag_literal_in_code() -> None:
 
 def test_the_allowed_exceptions_still_exist() -> None:
     assert all((_SRC / rel).is_file() for rel in ALLOWED)
+
+
+# ---- one vocabulary: no module outside tags.py spells a role name in code ------------------------------------
+
+#: String constants that spell a role name with another meaning, by (module, line's constant): each says which.
+OTHER_MEANINGS = {
+    ("cli/_config.py", "tool"): "pyproject.toml's [tool] table",
+    ("cli/_validate_report.py", "tool"): "SARIF's run.tool object",
+    ("cli/_parse_cmd.py", "tool_response"): "the part kind ToolResponse's name in --format jsonl",
+    ("grammar/_parser.py", "tool_response"): "the <tool_response> tag's name in a pattern",
+    ("render/_roundtrip.py", "system"): "render()'s system= argument, named in a RenderError",
+    ("render/_system.py", "system"): "render_system_prompt()'s system= argument, named in a RenderError",
+    ("statemachine/_table.py", "assistant"): "the engine state ASSISTANT's value (a state, not a role)",
+}
+
+
+_HEADER_PIECE = re.compile("(" + "|".join(sorted(tags.ROLES, key=len, reverse=True)) + r")(?:\r?\n|$)")
+
+
+def role_literals(source: str) -> list[tuple[int, str]]:
+    """(line, role) of every string constant in code (docstrings and ``Literal[...]`` types aside) that is a
+    role name, blanks around it allowed, and of every f-string piece that writes a role's header after a
+    value (``f"{IM_START}assistant\\n"``; prose such as ``f"tool {i}: ..."`` is not a role)."""
+    tree = ast.parse(source)
+    skip = _docstring_ids(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("Literal"):
+            skip |= {id(n) for n in ast.walk(node.slice)}  # a type cannot name a constant
+        if isinstance(node, ast.JoinedStr):
+            skip |= {id(n) for n in node.values}
+            for before, piece in zip(node.values, node.values[1:], strict=False):
+                if isinstance(before, ast.FormattedValue) and isinstance(piece, ast.Constant):
+                    m = _HEADER_PIECE.match(str(piece.value))
+                    if m:
+                        found.append((node.lineno, m.group(1)))
+    found += [
+        (node.lineno, node.value.strip(" \t\r\n"))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in skip
+        and node.value.strip(" \t\r\n") in tags.ROLES
+    ]
+    return found
+
+
+def test_the_role_scan_finds_roles_in_code_and_spares_docstrings_and_types() -> None:
+    source = (
+        '"""The assistant."""\nfrom typing import Literal\n'
+        'def f(r: Literal["tool", "user"]):\n    """user"""\n'
+        '    a = {"role": "assistant"}\n    b = f"{X}system\\n"\n    c = "the user said"\n'
+        '    d = f"tool {i}: bad"\n    e = f"{X}user"\n'
+    )
+    assert sorted(role_literals(source)) == [(5, "assistant"), (6, "system"), (9, "user")]
+
+
+def test_no_module_outside_tags_spells_a_role_in_code() -> None:
+    found = []
+    for path in sorted(_SRC.rglob("*.py")):
+        rel = path.relative_to(_SRC).as_posix()
+        if rel == "tags.py":
+            continue
+        found += [
+            f"{rel}:{line}: {role!r}"
+            for line, role in role_literals(path.read_text(encoding="utf-8"))
+            if (rel, role) not in OTHER_MEANINGS
+        ]
+    assert not found, "take these from hermes_toolcall.tags (ROLES and its names):\n" + "\n".join(found)
+
+
+def test_the_other_meanings_are_still_spelled() -> None:
+    for rel, role in OTHER_MEANINGS:
+        assert (rel, role) in {(rel, r) for _, r in role_literals((_SRC / rel).read_text(encoding="utf-8"))}

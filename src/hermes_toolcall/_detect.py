@@ -18,7 +18,21 @@ from dataclasses import dataclass
 from ._argcheck import check_text
 from ._profiles import DIALECTS
 from .errors import HermesError, internal_error
-from .tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, SCRATCH_OPEN, THINK_CLOSE, THINK_OPEN
+from .tags import (
+    ASSISTANT,
+    CALL_CLOSE,
+    CALL_OPEN,
+    IM_END,
+    IM_START,
+    RESP_CLOSE,
+    RESP_OPEN,
+    SCRATCH_OPEN,
+    SYSTEM,
+    THINK_CLOSE,
+    THINK_OPEN,
+    TOOL,
+    USER,
+)
 
 __all__ = ["DialectGuess", "detect_dialect"]
 
@@ -83,25 +97,25 @@ _SIGNALS: tuple[tuple[str, Callable[[str], bool], dict[str, int]], ...] = (
      {"omp": 3}),
     ("Qwen2.5 default system prompt ('You are Qwen, created by Alibaba Cloud')",
      _contains("You are Qwen, created by Alibaba Cloud"), {"qwen2.5": 3}),
-    ("Qwen tools system turn without a system message (Qwen3)", _contains(f"{IM_START}system\n" + _QWEN_TOOLS),
+    ("Qwen tools system turn without a system message (Qwen3)", _contains(f"{IM_START}{SYSTEM}\n" + _QWEN_TOOLS),
      {"qwen3": 3}),
     ("QwQ system turn without a system message ('<|im_start|>system\\n\\n\\n# Tools')",
      _contains("<|im_start|>system\n\n\n# Tools"), {"qwq": 3}),
     ("QwQ generation prompt ('<|im_start|>assistant\\n<think>\\n' at the end)",
-     lambda text: text.endswith(f"{IM_START}assistant\n{THINK_OPEN}\n"), {"qwq": 3}),
-    ("generation prompt without <think> (not QwQ)", lambda text: text.endswith(f"{IM_START}assistant\n"),
+     lambda text: text.endswith(f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n"), {"qwq": 3}),
+    ("generation prompt without <think> (not QwQ)", lambda text: text.endswith(f"{IM_START}{ASSISTANT}\n"),
      {"qwq": -2}),
     ("Qwen3 generation prompt with thinking disabled (empty <think> at the end)",
-     lambda text: text.endswith(f"{IM_START}assistant\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n"), {"qwen3": 3}),
+     lambda text: text.endswith(f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n"), {"qwen3": 3}),
     ("empty reasoning block '<think>\\n\\n</think>\\n\\n' (Qwen3)", _contains(f"{THINK_OPEN}\n\n{THINK_CLOSE}\n\n"),
      {"qwen3": 2}),
     ("an assistant turn opens with <think>",
-     lambda text: f"{IM_START}assistant\n{THINK_OPEN}" in text or text.lstrip(" \t\n\r").startswith(THINK_OPEN),
+     lambda text: f"{IM_START}{ASSISTANT}\n{THINK_OPEN}" in text or text.lstrip(" \t\n\r").startswith(THINK_OPEN),
      {"qwen3": 1, "qwq": 1, "omp": 1}),
     ("text glued to </think> with no separator (omp)", _matches(_THINK_GLUED), {"omp": 2}),
     ("'</think>' followed by a blank line (Qwen)", _contains(f"{THINK_CLOSE}\n\n"), {"qwen3": 1, "qwq": 1}),
-    ("results in a 'tool' turn", _contains(f"{IM_START}tool\n"), {"hermes": 1, "hermes-vllm": 1, "omp": 1}),
-    ("results folded into a 'user' turn", _contains(f"{IM_START}user\n{RESP_OPEN}"), _weights(_QWEN, 1)),
+    ("results in a 'tool' turn", _contains(f"{IM_START}{TOOL}\n"), {"hermes": 1, "hermes-vllm": 1, "omp": 1}),
+    ("results folded into a 'user' turn", _contains(f"{IM_START}{USER}\n{RESP_OPEN}"), _weights(_QWEN, 1)),
     ("tool turn glued to the next turn ('</tool_response>\\n<|im_end|><|im_start|>', Hermes)",
      _contains(f"{RESP_CLOSE}\n{IM_END}{IM_START}"), _weights(_HERMES, 2)),
     ("compact call JSON ('{\"name\":\"', omp)", _matches(_COMPACT_CALL), {"omp": 2}),
@@ -123,7 +137,7 @@ def _final_assistant_body(text: str) -> str | None:
         last = end.rfind(IM_START)
     if last < 0 or not end.endswith(IM_END):
         return None
-    header = f"{IM_START}assistant\n"
+    header = f"{IM_START}{ASSISTANT}\n"
     if not end.startswith(header, last):
         return None
     return end[last + len(header) : len(end) - len(IM_END)]

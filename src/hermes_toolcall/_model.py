@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from .tags import ReasoningKind
+
 if TYPE_CHECKING:
     from .html import Shown
 
@@ -45,7 +47,6 @@ __all__ = [
 ]
 
 Severity = Literal["error", "warning", "info"]
-ReasoningKind = Literal["think", "scratch_pad"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,6 +24,7 @@ from ._model import (
     Turn,
 )
 from .errors import UsageError
+from .tags import ASSISTANT, TOOL, USER
 
 __all__ = [
     "INVALID_CALLS",
@@ -132,7 +133,7 @@ def completion_to_openai(c: Completion, *, invalid_calls: InvalidCalls = "conten
     """
     content, reasoning, calls = _assistant_fields(c.parts, check_invalid_calls(invalid_calls))
     return {
-        "role": "assistant",
+        "role": ASSISTANT,
         "content": content,
         "reasoning_content": reasoning,
         "tool_calls": [call.to_openai() for call in calls],
@@ -174,7 +175,7 @@ def transcript_to_messages(t: Transcript, *, invalid_calls: InvalidCalls = "cont
     last = len(t.turns) - 1
     for n, turn in enumerate(t.turns):
         role = turn.role
-        if role == "assistant":
+        if role == ASSISTANT:
             content, reasoning, calls = _assistant_fields(turn.parts, invalid_calls)
             if (n == last and turn.end is None and not content and not calls and reasoning is None
                     and not any(isinstance(p, InvalidToolCall) for p in turn.parts)):
@@ -182,12 +183,12 @@ def transcript_to_messages(t: Transcript, *, invalid_calls: InvalidCalls = "cont
             if calls:
                 pending = [c.id for c in calls]
             out.append(Message(
-                role="assistant",
+                role=ASSISTANT,
                 content=content,
                 reasoning=reasoning,
                 tool_calls=tuple(FunctionCall(name=c.name, arguments=c.arguments_json, id=c.id) for c in calls),
             ))
-        elif role == "tool" or (role == "user" and _only_results(turn)):
+        elif role == TOOL or (role == USER and _only_results(turn)):
             results = [p for p in turn.parts if isinstance(p, ToolResponse)]
             results_content: list[tuple[str, str | None]]
             if not results:  # a tool turn without <tool_response> blocks: its body is the result
@@ -196,7 +197,7 @@ def transcript_to_messages(t: Transcript, *, invalid_calls: InvalidCalls = "cont
                 results_content = [(r.content, r.name) for r in results]
             for content_text, name in results_content:
                 call_id = pending.pop(0) if pending else None
-                out.append(Message(role="tool", content=content_text, tool_call_id=call_id, name=name))
+                out.append(Message(role=TOOL, content=content_text, tool_call_id=call_id, name=name))
         else:
             out.append(Message(role=role, content=_body_text(turn, t.source)))
     return tuple(out)
@@ -249,14 +250,14 @@ def messages_to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
     pending: list[str] = []
     counter = 0
     for message in messages:
-        if message.role == "assistant" and message.tool_calls:
+        if message.role == ASSISTANT and message.tool_calls:
             fresh = [f"call_{counter + k}" for k in range(len(message.tool_calls))]
             counter += len(message.tool_calls)
             entry = message_to_openai(message, call_ids=fresh)
             pending = [c["id"] for c in entry["tool_calls"]]
         else:
             entry = message_to_openai(message)
-            if message.role == "tool":
+            if message.role == TOOL:
                 bound = pending.pop(0) if pending else None
                 if message.tool_call_id is None and bound is not None:
                     entry["tool_call_id"] = bound

@@ -57,6 +57,7 @@ from ._events import (
 )
 from ._openai import InvalidCalls, check_invalid_calls
 from .errors import HermesError, UsageError, internal_error
+from .tags import ASSISTANT
 
 __all__ = ["OpenAIChunker"]
 
@@ -128,7 +129,7 @@ class OpenAIChunker:
 
     def _chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
         if not self._role_sent:
-            delta = {"role": "assistant", **delta}
+            delta = {"role": ASSISTANT, **delta}
             self._role_sent = True
         return {
             "id": self.completion_id,

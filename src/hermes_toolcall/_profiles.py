@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ._model import ReasoningKind
 from .errors import UsageError
-from .tags import IM_START, THINK_CLOSE, THINK_OPEN
+from .tags import ASSISTANT, IM_START, THINK_CLOSE, THINK_OPEN, TOOL, USER, ReasoningKind
 
 __all__ = ["DIALECTS", "DialectProfile", "get_profile"]
 
@@ -88,12 +87,12 @@ DIALECTS: dict[str, DialectProfile] = {
             template=_HERMES_TEMPLATE,
             json_style="spaced",
             string_arguments="verbatim",
-            result_role="tool",
+            result_role=TOOL,
             content_before_calls="dropped",
             reasoning="none",
             tools_block="hermes",
             bos=True,
-            generation_prompt=f"{IM_START}assistant\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n",
             tools_none="error",
             calls_turn="key",
             missing_arguments="stray-comma",
@@ -104,12 +103,12 @@ DIALECTS: dict[str, DialectProfile] = {
             template="tool_chat_template_hermes.jinja",
             json_style="spaced",
             string_arguments="encode",
-            result_role="tool",
+            result_role=TOOL,
             content_before_calls="dropped",
             reasoning="none",
             tools_block="hermes",
             bos=True,
-            generation_prompt=f"{IM_START}assistant\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n",
             tools_none="empty-block",
             tools_turn_suffix="",
             calls_turn="key",
@@ -121,13 +120,13 @@ DIALECTS: dict[str, DialectProfile] = {
             template="Qwen-Qwen3-0.6B.jinja",
             json_style="spaced",
             string_arguments="verbatim",
-            result_role="user",
+            result_role=USER,
             content_before_calls="kept",
             reasoning="qwen3",
             tools_block="qwen",
             bos=False,
-            generation_prompt=f"{IM_START}assistant\n",
-            generation_prompt_no_thinking=f"{IM_START}assistant\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n",
+            generation_prompt_no_thinking=f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n",
         ),
         DialectProfile(
             name="qwen2.5",
@@ -135,12 +134,12 @@ DIALECTS: dict[str, DialectProfile] = {
             template="Qwen-Qwen2.5-7B-Instruct.jinja",
             json_style="spaced",
             string_arguments="encode",
-            result_role="user",
+            result_role=USER,
             content_before_calls="kept-if-truthy",
             reasoning="none",
             tools_block="qwen",
             bos=False,
-            generation_prompt=f"{IM_START}assistant\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n",
             default_system="You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
             default_system_with_tools="You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
         ),
@@ -150,12 +149,12 @@ DIALECTS: dict[str, DialectProfile] = {
             template="Qwen-QwQ-32B.jinja",
             json_style="spaced",
             string_arguments="encode",
-            result_role="user",
+            result_role=USER,
             content_before_calls="kept-if-truthy",
             reasoning="qwq",
             tools_block="qwen",
             bos=False,
-            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n",
             default_system_with_tools="",
         ),
         DialectProfile(
@@ -164,12 +163,12 @@ DIALECTS: dict[str, DialectProfile] = {
             template=None,
             json_style="compact",
             string_arguments="decode",
-            result_role="tool",
+            result_role=TOOL,
             content_before_calls="kept-no-separator",
             reasoning="every-turn",
             tools_block="omp",
             bos=False,
-            generation_prompt=f"{IM_START}assistant\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n",
             missing_arguments="empty-object",
         ),
     )

@@ -17,7 +17,7 @@ from functools import lru_cache
 from ._model import Reasoning, ReasoningKind
 from ._profiles import DialectProfile, get_profile
 from .errors import UsageError
-from .tags import IM_START
+from .tags import ASSISTANT, IM_START
 
 __all__ = ["GenerationPromptState", "generation_prompt_state"]
 
@@ -56,7 +56,7 @@ def _open_kind_of_tail(prompt: str, profile: DialectProfile) -> ReasoningKind | 
     options = ParseOptions.make(dialect=profile, starts_in_reasoning=False, ids=sequential_ids())
     if prompt.startswith(IM_START):
         turns = parse_transcript_with(prompt, options).turns
-        if not turns or turns[-1].role != "assistant" or turns[-1].end is not None:
+        if not turns or turns[-1].role != ASSISTANT or turns[-1].end is not None:
             return None
         parts = turns[-1].parts
     else:

@@ -17,7 +17,18 @@ from . import _jsonio as jsonio
 from ._model import Reasoning, Text, ToolCall, ToolsBlock, Transcript, Turn
 from ._profiles import DialectProfile
 from .errors import DecodeError
-from .tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, THINK_CLOSE, TOOLS_CLOSE, TOOLS_OPEN
+from .tags import (
+    ASSISTANT,
+    CALL_CLOSE,
+    CALL_OPEN,
+    DEVELOPER,
+    IM_END,
+    IM_START,
+    SYSTEM,
+    THINK_CLOSE,
+    TOOLS_CLOSE,
+    TOOLS_OPEN,
+)
 
 __all__ = ["ends_with_generation_prompt", "original_description", "transcript_to_request"]
 
@@ -75,7 +86,7 @@ def _catalogue(
     from .errors import HermesError
     from .render import render_system_prompt
 
-    turn = f"{IM_START}system\n" + content + IM_END
+    turn = f"{IM_START}{SYSTEM}\n" + content + IM_END
     splits = [None] + [content[:i] for i in range(len(content)) if content.startswith("\n\n", i)]
     for dialect in dialects:
         listed = _undo(tools) if get_profile(dialect).tools_block == "hermes" else tools
@@ -104,7 +115,7 @@ def ends_with_generation_prompt(transcript: Transcript, dialect: str | DialectPr
     if not transcript.turns:
         return False
     last = transcript.turns[-1]
-    if last.role != "assistant" or last.end is not None:
+    if last.role != ASSISTANT or last.end is not None:
         return False
     return transcript.source[last.span.start : last.span.end] == get_profile(dialect).generation_prompt
 
@@ -116,7 +127,7 @@ def _reasoning_as_text(transcript: Transcript) -> Transcript:
     source = transcript.source
     turns = []
     for turn in transcript.turns:
-        if turn.role == "assistant" and any(isinstance(p, Reasoning) for p in turn.parts):
+        if turn.role == ASSISTANT and any(isinstance(p, Reasoning) for p in turn.parts):
             parts = tuple(
                 Text(text=source[p.span.start : p.span.end], span=p.span) if isinstance(p, Reasoning) else p
                 for p in turn.parts
@@ -189,7 +200,7 @@ def _object_arguments(transcript: Transcript, messages: list[dict[str, Any]]) ->
                 k = starts.get(p.span.start, 0)
                 starts[p.span.start] = k + 1
                 calls.append((p, k))
-    wanted = [tc for m in messages if m.get("role") == "assistant" for tc in m.get("tool_calls") or ()]
+    wanted = [tc for m in messages if m.get("role") == ASSISTANT for tc in m.get("tool_calls") or ()]
     for (call, k), tc in zip(calls, wanted, strict=False):
         if not _written_as_string(call, k):
             tc["function"] = {**tc["function"], "arguments": call.arguments}
@@ -230,8 +241,8 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
         view = _reasoning_as_text(view)
     messages = [dict(m) for m in view.to_openai_messages()]
     if profile is not None:
-        turns = [t for t in view.turns if t.role == "assistant"]
-        said = [m for m in messages if m.get("role") == "assistant"]
+        turns = [t for t in view.turns if t.role == ASSISTANT]
+        said = [m for m in messages if m.get("role") == ASSISTANT]
         if len(turns) == len(said):
             for turn, m in zip(turns, said, strict=True):
                 content = _content_as_written(turn, profile)
@@ -240,12 +251,12 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
         if profile.string_arguments == "encode":
             _object_arguments(view, messages)
     for m in messages:
-        if m.get("role") == "assistant" and m.get("content") is None:
+        if m.get("role") == ASSISTANT and m.get("content") is None:
             m["content"] = ""  # beside calls, the templates wrote an empty content
     if profile is not None and profile.reasoning == "qwen3":
         for m in messages:
             content = m.get("content")
-            if (m.get("role") == "assistant" and m.get("reasoning_content") is None
+            if (m.get("role") == ASSISTANT and m.get("reasoning_content") is None
                     and isinstance(content, str) and THINK_CLOSE in content):
                 # the template splits a content holding </think> into reasoning and content unless
                 # reasoning_content is a string: the turn's text was written verbatim, so it was one
@@ -259,7 +270,7 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
         return {"messages": messages, "tools": tools}
     for k, m in enumerate(messages):
         content = m.get("content")
-        if m.get("role") in ("system", "developer") and isinstance(content, str) and TOOLS_OPEN in content:
+        if m.get("role") in (SYSTEM, DEVELOPER) and isinstance(content, str) and TOOLS_OPEN in content:
             match = _catalogue(content, tools, dialects)
             if match is None:  # no dialect writes this turn: the blocks are the tools, the rest stays
                 rest = _TOOLS_BLOCKS.sub("", content)

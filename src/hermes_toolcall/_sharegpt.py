@@ -16,24 +16,25 @@ from typing import Any
 
 from . import _jsonio as jsonio
 from .errors import UsageError
+from .tags import ASSISTANT, SYSTEM, TOOL, USER
 
 __all__ = ["CALL", "ROLES", "SENDERS", "SentCall", "parse_roles", "senders", "sent_calls"]
 
 CALL = "function_call"
 """The role of a turn whose value is the assistant's call(s) written as JSON (LLaMA-Factory, glaive)."""
 
-ROLES = ("system", "user", "assistant", "tool", CALL)
+ROLES = (SYSTEM, USER, ASSISTANT, TOOL, CALL)
 """What a sender can stand for."""
 
 SENDERS: Mapping[str, str] = {
-    "system": "system",
-    "human": "user",
-    "user": "user",
-    "gpt": "assistant",
-    "assistant": "assistant",
-    "tool": "tool",
-    "function_response": "tool",
-    "observation": "tool",  # LLaMA-Factory, glaive
+    SYSTEM: SYSTEM,
+    "human": USER,
+    USER: USER,
+    "gpt": ASSISTANT,
+    ASSISTANT: ASSISTANT,
+    TOOL: TOOL,
+    "function_response": TOOL,
+    "observation": TOOL,  # LLaMA-Factory, glaive
     "function_call": CALL,  # LLaMA-Factory, glaive
 }
 """The built-in senders."""

@@ -12,8 +12,7 @@ exactly these (checked by ``tests/test_tags.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from ._model import ReasoningKind
+from typing import Final, Literal
 
 __all__ = [
     "ASSISTANT",
@@ -45,6 +44,7 @@ __all__ = [
     "TOOLS_OPEN",
     "TOOL_RESPONSE",
     "USER",
+    "ReasoningKind",
     "assistant_markers",
     "canonical_kinds",
     "catalogue_markers",
@@ -60,8 +60,13 @@ IM_END = "<|im_end|>"
 CONTROL: tuple[str, ...] = (IM_START, IM_END)
 
 # roles (the header of a turn, §3.2): the known ones; any other role is HT004's
-SYSTEM, USER, ASSISTANT, TOOL, DEVELOPER = "system", "user", "assistant", "tool", "developer"
-TOOL_RESPONSE = "tool_response"  # Step 3.5's result turns
+# (Final: each name has its literal type, so a ``Literal["tool", "user"]`` field takes it)
+SYSTEM: Final = "system"
+USER: Final = "user"
+ASSISTANT: Final = "assistant"
+TOOL: Final = "tool"
+DEVELOPER: Final = "developer"
+TOOL_RESPONSE: Final = "tool_response"  # Step 3.5's result turns
 ROLES: tuple[str, ...] = (SYSTEM, USER, ASSISTANT, TOOL, TOOL_RESPONSE, DEVELOPER)
 #: roles whose body may hold a ``<tools>`` catalogue
 CATALOGUE_ROLES: tuple[str, ...] = (SYSTEM, DEVELOPER)
@@ -78,6 +83,7 @@ FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
 PARAMETER_OPEN, PARAMETER_CLOSE = "<parameter=", "</parameter>"
 
 # reasoning, per kind, in the canonical order of the kinds
+ReasoningKind = Literal["think", "scratch_pad"]
 REASONING_KINDS: tuple[ReasoningKind, ...] = ("think", "scratch_pad")
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 SCRATCH_OPEN, SCRATCH_CLOSE = "<scratch_pad>", "</scratch_pad>"

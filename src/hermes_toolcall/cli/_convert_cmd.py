@@ -9,6 +9,7 @@ from typing import Any
 from .._model import ToolsBlock, Transcript
 from .._profiles import DIALECTS
 from ..errors import ParseError
+from ..tags import ASSISTANT
 from ._common import add_parse_options, print_diagnostics, read_input
 from ._parse_cmd import parse_text
 
@@ -35,7 +36,7 @@ def convert(transcript: Transcript, *, to: str, source: str | None = None, allow
 
     request = transcript.to_request(dialect=source)
     last = transcript.turns[-1] if transcript.turns else None
-    prompt = last is not None and last.role == "assistant" and not last.closed and not last.parts
+    prompt = last is not None and last.role == ASSISTANT and not last.closed and not last.parts
     prompt = prompt or (source is not None and ends_with_generation_prompt(transcript, source))
     has_catalogue = any(isinstance(p, ToolsBlock) for t in transcript.turns for p in t.parts)
     tools = request["tools"] if has_catalogue else None

@@ -17,6 +17,7 @@ from .._model import Completion, Transcript
 from .._parse import parse_completion, parse_transcript
 from ..errors import HermesError, ParseError, StreamError
 from ..statemachine import StreamParser
+from ..tags import ASSISTANT
 from ._adapter import CallOut, MessageOut, Outcome, Request
 
 __all__ = [
@@ -118,7 +119,7 @@ def outcome_of(result: Completion | Transcript) -> Outcome:
                 calls=_calls(m.get("tool_calls") or ()),
             )
         )
-    calls = tuple(c for m in messages if m.role == "assistant" for c in m.calls)
+    calls = tuple(c for m in messages if m.role == ASSISTANT for c in m.calls)
     return Outcome(calls=calls, diagnostics=codes, messages=tuple(messages), positions=at)
 
 

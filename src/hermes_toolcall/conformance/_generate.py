@@ -11,6 +11,7 @@ import itertools
 import random
 
 from ..tags import (
+    ASSISTANT,
     CALL_CLOSE,
     CALL_OPEN,
     IM_END,
@@ -19,10 +20,13 @@ from ..tags import (
     RESP_OPEN,
     SCRATCH_CLOSE,
     SCRATCH_OPEN,
+    SYSTEM,
     THINK_CLOSE,
     THINK_OPEN,
+    TOOL,
     TOOLS_CLOSE,
     TOOLS_OPEN,
+    USER,
 )
 
 __all__ = ["FRAGMENTS", "MARKERS", "VALID_CALLS", "random_chunking", "random_text"]
@@ -58,10 +62,10 @@ VALID_CALLS: tuple[str, ...] = (
 FRAGMENTS: tuple[str, ...] = (
     *MARKERS,
     *(m[:k] for m in MARKERS for k in (1, 2, len(m) - 1)),  # partial markers
-    f"{IM_START}assistant\n",
-    f"{IM_START}user\n",
-    f"{IM_START}tool\n",
-    f"{IM_START}system\n",
+    f"{IM_START}{ASSISTANT}\n",
+    f"{IM_START}{USER}\n",
+    f"{IM_START}{TOOL}\n",
+    f"{IM_START}{SYSTEM}\n",
     "\n",
     " ",
     "\t",

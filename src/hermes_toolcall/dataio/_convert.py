@@ -41,14 +41,14 @@ from .._openai import messages_from_openai, messages_to_openai
 from .._profiles import DIALECTS, get_profile
 from .._sharegpt import CALL, senders, sent_calls
 from ..errors import HermesError, UsageError
-from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN
+from ..tags import ASSISTANT, DEVELOPER, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, SYSTEM, TOOL, USER
 from ._rows import drop_nulls
 
 __all__ = ["Converted", "Shape", "convert_record", "convert_records", "parse_shape"]
 
 Shape = Literal["openai", "sharegpt", "chatml"]
 _MARK = "\x00hermes-toolcall-system\x00"
-_TO = {"system": "system", "user": "human", "assistant": "gpt", "tool": "tool"}
+_TO = {SYSTEM: SYSTEM, USER: "human", ASSISTANT: "gpt", TOOL: TOOL}
 # message keys the canonical form holds (the rest would be lost: reported when they carry a value)
 _MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content",
                            "reasoning", "thinking", "function_call"})
@@ -197,8 +197,8 @@ def _from_transcript(t: Transcript, dialect: str, tools: list[Any] | None) -> di
         raise _Skip(f"{d.code} at {d.line}:{d.column}: {d.message}")
     messages = _canonical_arguments(t.to_openai_messages())
     found = list(t.tools)
-    system_turns = [turn for turn in t.turns if turn.role in ("system", "developer")]
-    system_index = [i for i, m in enumerate(messages) if m.get("role") in ("system", "developer")]
+    system_turns = [turn for turn in t.turns if turn.role in (SYSTEM, DEVELOPER)]
+    system_index = [i for i, m in enumerate(messages) if m.get("role") in (SYSTEM, DEVELOPER)]
     drop: list[int] = []
     for turn, index in zip(system_turns, system_index, strict=False):
         if any(isinstance(p, ToolsBlock) for p in turn.parts):
@@ -228,8 +228,8 @@ def _default_system(t: Transcript, turn: Any, dialect: str) -> bool:
     if t.turns[0] is not turn:
         return False
     try:
-        text = render([{"role": "user", "content": _MARK}], tools=[], dialect=dialect)
-        prefix = text.partition(f"{IM_START}user")[0]
+        text = render([{"role": USER, "content": _MARK}], tools=[], dialect=dialect)
+        prefix = text.partition(f"{IM_START}{USER}")[0]
     except HermesError:
         return False
     return bool(prefix) and t.source[turn.span.start : turn.span.end].rstrip("\n") == prefix.rstrip("\n")
@@ -268,11 +268,11 @@ def _modern(msgs: list[Any]) -> list[Any]:
         m = dict(m)
         legacy = m.pop("function_call", None)
         if legacy is not None:
-            if m.get("role") != "assistant" or not isinstance(legacy, Mapping):
+            if m.get("role") != ASSISTANT or not isinstance(legacy, Mapping):
                 raise _Skip(f"message {i}: a legacy function_call is {{name, arguments}} on an assistant message")
             m["tool_calls"] = [*(m.get("tool_calls") or ()), {"type": "function", "function": dict(legacy)}]
         if m.get("role") == "function":
-            m["role"] = "tool"
+            m["role"] = TOOL
         out.append(m)
     return out
 
@@ -290,15 +290,15 @@ def _bound(messages: Sequence[Message]) -> list[Message]:
     while k < len(messages):
         m = messages[k]
         k += 1
-        if m.role == "tool":
+        if m.role == TOOL:
             raise _Skip(f"message {k - 1}: a tool result with no call before it")
         out.append(m)
-        if m.role != "assistant" or not m.tool_calls:
+        if m.role != ASSISTANT or not m.tool_calls:
             continue
         calls = m.tool_calls
         slots: list[Message | None] = [None] * len(calls)
         ids = {c.id: j for j, c in enumerate(calls) if c.id is not None}
-        while k < len(messages) and messages[k].role == "tool":
+        while k < len(messages) and messages[k].role == TOOL:
             result = messages[k]
             if result.tool_call_id is not None and ids:
                 j = ids.get(result.tool_call_id)
@@ -353,7 +353,7 @@ def _read_sharegpt(turns: list[Any], tools: list[Any] | None, roles: Mapping[str
         return _read_call_turns(mapped, tools)
     parts = []
     for role, value in mapped:
-        if role == "tool" and RESP_OPEN not in value:  # a bare result (observation): the Hermes frame around it
+        if role == TOOL and RESP_OPEN not in value:  # a bare result (observation): the Hermes frame around it
             value = f"{RESP_OPEN}\n{value}\n{RESP_CLOSE}"
         parts.append(f"{IM_START}{role}\n{value}{IM_END}\n")
     return _from_transcript(_parse("".join(parts), "hermes"), "hermes", tools)
@@ -369,7 +369,7 @@ def _read_call_turns(mapped: list[tuple[str, str]], tools: list[Any] | None) -> 
             if isinstance(sent, str):
                 raise _Skip(f"turn {i}: {sent}")
             calls = [{"type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in sent]
-            msgs.append({"role": "assistant", "content": None, "tool_calls": calls})
+            msgs.append({"role": ASSISTANT, "content": None, "tool_calls": calls})
         else:
             msgs.append({"role": role, "content": value})
     return _read_openai({"messages": msgs}, "messages", tools)
@@ -462,7 +462,7 @@ def _view(record: Mapping[str, Any]) -> list[tuple[Any, ...]]:
             args = fn.get("arguments")
             calls.append((fn.get("name"), jsonio.loads_or_none(args) if isinstance(args, str) else args))
             ids[c.get("id")] = k
-        answers = ids.get(m.get("tool_call_id"), -1) if m.get("role") == "tool" else None
+        answers = ids.get(m.get("tool_call_id"), -1) if m.get("role") == TOOL else None
         reasoning = m.get("reasoning_content") or ""
         out.append((m.get("role"), (m.get("content") or "").strip(), reasoning.strip(), tuple(calls), answers))
     return out

@@ -21,11 +21,11 @@ from .._profiles import DialectProfile
 from .._prompt_state import generation_prompt_state
 from ..errors import InternalError, RenderError, UsageError
 from ..render import render, render_tool_call
-from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, IM_END, IM_START, OPEN
+from ..tags import ASSISTANT, CALL_CLOSE, CALL_OPEN, CLOSE, IM_END, IM_START, OPEN, USER
 
 __all__ = ["BodyShape", "CompletionShape", "Frames", "body_shape", "check_name", "completion_shape"]
 
-_HEADER = f"{IM_START}assistant\n"
+_HEADER = f"{IM_START}{ASSISTANT}\n"
 _CONTENT = "Cq0x"  # sentinels: no template trims, escapes or splits these
 _REASONING = "Rq0x"
 _NAMES = ("fq1x", "fq2x")
@@ -109,14 +109,14 @@ class BodyShape:
 
 def _turn(profile: DialectProfile, *, content: str, reasoning: str | None, calls: int) -> str:
     """The assistant turn's text after its header, up to ``<|im_end|>``."""
-    msg: dict[str, Any] = {"role": "assistant", "content": content}
+    msg: dict[str, Any] = {"role": ASSISTANT, "content": content}
     if reasoning is not None:
         msg["reasoning_content"] = reasoning
     if calls:
         msg["tool_calls"] = [
             {"id": f"c{i}", "type": "function", "function": {"name": _NAMES[i], "arguments": {}}} for i in range(calls)
         ]
-    text = render([{"role": "user", "content": "U"}, msg], tools=_PROBE_TOOLS, dialect=profile)
+    text = render([{"role": USER, "content": "U"}, msg], tools=_PROBE_TOOLS, dialect=profile)
     start = text.rindex(_HEADER) + len(_HEADER)
     end = text.find(IM_END, start)
     return text[start:] if end < 0 else text[start:end]

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .. import _jsonio as jsonio
+from ..tags import ASSISTANT, SYSTEM, TOOL, USER
 from ._doc import CompletionLike, DiagnosticLike, Finding, PartLike, Shown, SpanLike, TranscriptLike, split
 from ._escape import attr, text
 from ._marked import Mark, Region, marked
@@ -124,7 +125,7 @@ def _turns(value: Parsed, prefix: str) -> list[_Turn]:
         close = completion.end
         end = len(completion.source)
         closing = (close.start, close.end) if close is not None else None
-        return [_Turn(role="assistant", start=0, end=end, header=None, closing=closing, parts=parts)]
+        return [_Turn(role=ASSISTANT, start=0, end=end, header=None, closing=closing, parts=parts)]
     items: list[tuple[int, _Turn]] = []
     for t in transcript.turns:
         parts = []
@@ -158,7 +159,7 @@ def _bind(turns: list[_Turn]) -> tuple[dict[str, _Part], dict[str, str]]:
     bound: dict[str, str] = {}
     pending: list[str] = []
     for t in turns:
-        if t.role == "assistant":
+        if t.role == ASSISTANT:
             ids = [p.pid for p in t.parts if p.shown.kind == "call"]
             for p in t.parts:
                 if p.shown.kind == "call":
@@ -170,7 +171,7 @@ def _bind(turns: list[_Turn]) -> tuple[dict[str, _Part], dict[str, str]]:
         only_results = bool(results) and all(
             p.shown.kind == "result" or (p.shown.kind == "text" and not p.shown.body.strip(_WS)) for p in t.parts
         )
-        if t.role == "tool" or (t.role == "user" and only_results):
+        if t.role == TOOL or (t.role == USER and only_results):
             if not results:
                 t.answers = pending.pop(0) if pending else None
             for r in results:
@@ -395,7 +396,7 @@ def view_body(
     )
 
 
-_ROLES = frozenset({"system", "user", "assistant", "tool", "outside"})
+_ROLES = frozenset({SYSTEM, USER, ASSISTANT, TOOL, "outside"})
 
 
 def record_body(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _jsonio as jsonio
+from ..tags import ASSISTANT, SYSTEM, TOOL, USER
 from ._doc import Finding
 from ._escape import attr, text
 from ._marked import Mark, marked
@@ -21,9 +22,9 @@ from ._marked import Mark, marked
 __all__ = ["json_path", "json_record_body", "raw_body"]
 
 Path = tuple[str | int, ...]
-_ROLES = frozenset({"system", "user", "assistant", "tool"})
-_SHAREGPT_ROLES = {"system": "system", "human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant",
-                   "tool": "tool", "observation": "tool", "function_call": "assistant", "function": "tool"}
+_ROLES = frozenset({SYSTEM, USER, ASSISTANT, TOOL})
+_SHAREGPT_ROLES = {SYSTEM: SYSTEM, "human": USER, USER: USER, "gpt": ASSISTANT, ASSISTANT: ASSISTANT,
+                   TOOL: TOOL, "observation": TOOL, "function_call": ASSISTANT, "function": TOOL}
 
 
 def json_path(path: Path) -> str:

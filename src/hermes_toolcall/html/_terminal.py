@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._excerpt import sanitize
+from ..tags import USER
 from ._doc import CompletionLike, DiagnosticLike, PartLike, TranscriptLike, split
 
 __all__ = ["findings_table", "short_repr", "tree"]
@@ -56,7 +57,7 @@ def short_repr(value: TranscriptLike | CompletionLike) -> str:
         turns = []
         for t in transcript.turns[:_MAX_ITEMS]:
             inner = _parts_line(t.parts)
-            turns.append(sanitize(t.role) + (f" ({inner})" if inner and t.role != "user" else ""))
+            turns.append(sanitize(t.role) + (f" ({inner})" if inner and t.role != USER else ""))
         n = len(transcript.turns)
         if n > _MAX_ITEMS:
             turns.append(f"… {n - _MAX_ITEMS} more")

@@ -44,7 +44,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 from .._profiles import DIALECTS  # noqa: E402
 from .._prompt_state import generation_prompt_state  # noqa: E402
 from ..errors import StreamStateError  # noqa: E402
-from ..tags import IM_START  # noqa: E402
+from ..tags import ASSISTANT, IM_START, USER  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
 from ._models import builder, fields_set, plain, state_parts  # noqa: E402
@@ -403,12 +403,12 @@ def _run_vllm(
 
     cls, tokenizer = _builtin_parser(name)
     tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in names]
-    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=True)
+    request = ChatCompletionRequest(model="m", messages=[{"role": USER, "content": "hi"}], tools=tools, stream=True)
     processor = ChatStreamProcessor(request, cls(tokenizer, request.tools), enable_auto_tools=True, parser_cls=cls)
     content: list[str] = []
     reasoning: list[str] = []
     calls: dict[int, list[str]] = {}
-    prompt = tokenizer.encode(f"{IM_START}assistant\n")
+    prompt = tokenizer.encode(f"{IM_START}{ASSISTANT}\n")
     pieces = [c for c in chunks if c] or [""]
     for n, chunk in enumerate(pieces):
         step = processor.step(chunk, tokenizer.encode(chunk), "stop" if n == len(pieces) - 1 else None, prompt)

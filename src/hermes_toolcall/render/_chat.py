@@ -12,7 +12,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._profiles import DialectProfile
-from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN, THINK_CLOSE, THINK_OPEN
+from ..tags import (
+    ASSISTANT,
+    DEVELOPER,
+    IM_END,
+    IM_START,
+    RESP_CLOSE,
+    RESP_OPEN,
+    SYSTEM,
+    THINK_CLOSE,
+    THINK_OPEN,
+    TOOL,
+    USER,
+)
 from ._injection import check_reasoning, check_text
 from ._results import content_text
 from ._roundtrip import Recorder, changed, reasoning_is_structure, verify
@@ -53,22 +65,22 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
             rec.starts.append((len(out), i))
             rec.written.append((len(out), n))
         role = roles[i]
-        if role in _PLAIN or (role == "assistant" and "tool_calls" not in m):
+        if role in _PLAIN or (role == ASSISTANT and "tool_calls" not in m):
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
             append(IM_START + role + "\n" + content + f"{IM_END}\n")
             n += 2
-        elif role == "assistant":
-            append(f"{IM_START}assistant")
+        elif role == ASSISTANT:
+            append(f"{IM_START}{ASSISTANT}")
             calls = _calls(ctx, m, i, len(out) - 1)
             for call in calls:
                 append("\n" + call)
             append(f"{IM_END}\n")
             n += 2 + 2 * len(calls)
-        elif role == "tool":
-            if i > 0 and msgs[i - 1] and roles[i - 1] != "tool":
-                append(f"{IM_START}tool\n")
+        elif role == TOOL:
+            if i > 0 and msgs[i - 1] and roles[i - 1] != TOOL:
+                append(f"{IM_START}{TOOL}\n")
                 n += 1
             elif i == 0 or not msgs[i - 1]:
                 ctx.suspect = True  # the template opens no turn for this result: it lands outside any turn
@@ -76,7 +88,7 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
             n += 2
             if i != last:
                 append("\n")
-                if roles[i + 1] != "tool":
+                if roles[i + 1] != TOOL:
                     append(IM_END)
                     n += 1
             else:
@@ -91,7 +103,7 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
 def _last_query(msgs: list[dict[str, Any]], template: str) -> int:
     for i in range(len(msgs) - 1, -1, -1):
         m = msgs[i]
-        if _role(m) == "user":
+        if _role(m) == USER:
             content = m.get("content", MISSING)
             if not isinstance(content, str):
                 raise crash(template, "user content is not a string (the template calls .startswith on it)",
@@ -116,9 +128,9 @@ def _qwen3_assistant(ctx: _Ctx, m: Mapping[str, Any], i: int, last_query: int) -
         inner = reasoning.strip("\n")
         if ctx.guard:
             check_reasoning(inner, closer=THINK_CLOSE, index=i, shift=len(reasoning) - len(reasoning.lstrip("\n")))
-        head = f"{IM_START}assistant\n{THINK_OPEN}\n"
+        head = f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n"
         return head + inner + f"\n{THINK_CLOSE}\n\n" + content.lstrip("\n"), content, 3
-    return f"{IM_START}assistant\n" + content, content, 1
+    return f"{IM_START}{ASSISTANT}\n" + content, content, 1
 
 
 def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any) -> tuple[list[str], int]:
@@ -130,7 +142,7 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
     if ctx.guard:
         _known_roles(roles, msgs)
     first = msgs[0]
-    has_system = _role(first) == "system"
+    has_system = _role(first) == SYSTEM
     out: list[str] = []
     rec = ctx.rec
     n = 0  # ``<`` written by the renderer itself
@@ -147,10 +159,10 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
     elif has_system:
         if rec is not None:
             rec.starts.append((0, 0))
-        out.append(_plain(ctx, "system", first, 0))
+        out.append(_plain(ctx, SYSTEM, first, 0))
         n = 2
     elif p.default_system is not None:
-        out.append(f"{IM_START}system\n" + p.default_system + f"{IM_END}\n")
+        out.append(f"{IM_START}{SYSTEM}\n" + p.default_system + f"{IM_END}\n")
         n = 2
     last_query = _last_query(msgs, ctx.template) if p.reasoning == "qwen3" else -1
     last = len(msgs) - 1
@@ -163,13 +175,13 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             if i or not has_system:
                 rec.starts.append((len(out), i))
         role = roles[i]
-        if role == "user" or (role == "system" and i != 0):
+        if role == USER or (role == SYSTEM and i != 0):
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
             append(IM_START + role + "\n" + content + f"{IM_END}\n")
             n += 2
-        elif role == "assistant":
+        elif role == ASSISTANT:
             n += 1
             has_calls = bool(m.get("tool_calls"))
             if p.reasoning == "qwen3":
@@ -190,11 +202,11 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                 if not has_calls:
                     if type(content) is not str:
                         content = require_str(content, ctx.template, "assistant content", i)
-                    append(f"{IM_START}assistant\n" + content + f"{IM_END}\n")
+                    append(f"{IM_START}{ASSISTANT}\n" + content + f"{IM_END}\n")
                     n += 1
                     continue
                 original = m.get("content", MISSING)
-                append(f"{IM_START}assistant")
+                append(f"{IM_START}{ASSISTANT}")
                 n += 1
                 if original is not MISSING and original:
                     append("\n" + (content if type(content) is str else
@@ -206,9 +218,9 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                     append("\n" + call if (k > 0 or sep) else call)
                 n += 2 * len(calls)
             append(f"{IM_END}\n")
-        elif role == "tool":
-            if i == 0 or roles[i - 1] != "tool":
-                append(f"{IM_START}user")
+        elif role == TOOL:
+            if i == 0 or roles[i - 1] != TOOL:
+                append(f"{IM_START}{USER}")
                 n += 1
             content = m.get("content")
             if type(content) is str and rec is None and not (
@@ -217,7 +229,7 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             else:
                 append("\n" + _result(ctx, m, i, len(out)))
             n += 2
-            if i == last or roles[i + 1] != "tool":
+            if i == last or roles[i + 1] != TOOL:
                 append(f"{IM_END}\n")
                 n += 1
     return out, n
@@ -293,7 +305,7 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
     n = 0  # ``<`` written by the renderer itself
     if tools:
         first_role = _role(msgs[0]) if msgs else None
-        if first_role in ("system", "developer"):
+        if first_role in (SYSTEM, DEVELOPER):
             prompt, n = _system_prompt(ctx, tools, content_text(msgs[0].get("content")))
             _place_tools(ctx, out, 0)
             start = 1
@@ -308,17 +320,17 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
         if rec is not None:
             rec.starts.append((len(out), i))
             rec.written.append((len(out), n))
-        if role == "tool":
+        if role == TOOL:
             blocks: list[str] = []
-            while i < len(msgs) and _role(msgs[i]) == "tool":
+            while i < len(msgs) and _role(msgs[i]) == TOOL:
                 if rec is not None and blocks:
                     rec.starts.append((len(out), i))  # inside the same piece: located by field search
                 blocks.append(_result(ctx, msgs[i], i, len(out)))
                 i += 1
-            out.append(f"{IM_START}tool\n" + "\n".join(blocks) + f"{IM_END}\n")
+            out.append(f"{IM_START}{TOOL}\n" + "\n".join(blocks) + f"{IM_END}\n")
             n += 2 + 2 * len(blocks)
             continue
-        if role == "assistant":
+        if role == ASSISTANT:
             thinking = reasoning_of(m)
             rendered = render_thinking(jinja_str(thinking), allow_injection=True) if thinking is not MISSING else ""
             if rendered:
@@ -332,7 +344,7 @@ def _omp(ctx: _Ctx, tools: list[Mapping[str, Any]] | None) -> tuple[list[str], i
             body = rendered + content_text(m.get("content")) + "\n".join(calls)
         else:
             body = content_text(m.get("content"))
-            role = "system" if role == "developer" else jinja_str(role)
+            role = SYSTEM if role == DEVELOPER else jinja_str(role)
         out.append(IM_START + role + "\n" + body + f"{IM_END}\n")
         n += 2
         i += 1

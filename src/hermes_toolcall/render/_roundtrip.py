@@ -24,7 +24,7 @@ from .._jsonio import dumps_compact, dumps_spaced, loads
 from .._model import InvalidToolCall, Reasoning, Text, ToolCall, ToolResponse, ToolsBlock, Transcript
 from .._profiles import DialectProfile
 from ..errors import DecodeError, RenderError
-from ..tags import IM_START
+from ..tags import IM_START, SYSTEM
 from ._results import content_text
 from ._values import MISSING, call_function, get, jinja_str, reasoning_of
 
@@ -518,7 +518,7 @@ def verify_prompt(text: str, tools: Sequence[Mapping[str, Any]] | None, profile:
     got = _parsed(transcript)
     want = [("tools", tuple(tool_name(t) for t in tools or ()))]
     gaps = [g for g in transcript.gaps if g.text.strip(_WS)]
-    if len(got) == 1 and got[0][1] == "system" and [it for _, it in got[0][2]] == want and not gaps:
+    if len(got) == 1 and got[0][1] == SYSTEM and [it for _, it in got[0][2]] == want and not gaps:
         return
     pos = gaps[0].span.start if gaps else got[1][0] if len(got) > 1 else got[0][2][0][0] if got and got[0][2] else 0
     raise RenderError(f"the system prompt would not parse back to its tools (the difference starts at offset {pos}; "

@@ -41,7 +41,7 @@ from .._ids import sequential_ids
 from .._model import InvalidToolCall, Reasoning, ToolCall, ToolResponse, Transcript
 from .._profiles import DialectProfile
 from ..errors import RenderError
-from ..tags import THINK_CLOSE
+from ..tags import ASSISTANT, THINK_CLOSE
 from ._chat import recorded_render, render_chat
 from ._results import content_text
 from ._roundtrip import Recorder, _divergence, verify
@@ -150,7 +150,7 @@ def render_spans(profile: DialectProfile, messages: list[dict[str, Any]], tools:
     skeleton = _skeleton(text, transcript, base)
     spans = _attribute(text, skeleton, pieces, rec, messages, profile)
     if add_generation_prompt and prompt:
-        spans.append(RenderedSpan(start=base, end=len(text), kind="generation_prompt", role="assistant",
+        spans.append(RenderedSpan(start=base, end=len(text), kind="generation_prompt", role=ASSISTANT,
                                   message_index=None))
     return Rendered(text=text, spans=tuple(spans), generation_prompt=prompt, dialect=profile.name)
 
@@ -186,9 +186,9 @@ def _skeleton(text: str, transcript: Transcript, base: int) -> list[_Piece]:
                 out.append((s, e, "tool_call", role, True))
             elif isinstance(part, ToolResponse):
                 out.append((s, e, "tool_result", role, True))
-            elif isinstance(part, Reasoning) and role == "assistant":
+            elif isinstance(part, Reasoning) and role == ASSISTANT:
                 out.append((s, e, "reasoning", role, False))
-            elif role != "assistant" and not text[s:e].strip() and _between_results(turn, part):
+            elif role != ASSISTANT and not text[s:e].strip() and _between_results(turn, part):
                 out.append((s, e, "separator", role, False))
             else:
                 out.append((s, e, "content", role, False))
@@ -246,7 +246,7 @@ def _attribute(text: str, skeleton: list[_Piece], pieces: Sequence[str], rec: Re
         message = messages[index] if index is not None and 0 <= index < len(messages) else None
         owner = message.get("role") if message is not None else role
         owner = owner if isinstance(owner, str) else role
-        if kind == "content" and role == "assistant" and message is not None:
+        if kind == "content" and role == ASSISTANT and message is not None:
             for s, e, what in _content_or_separator(text, start, end, message, profile):
                 _add(out, s, e, what, owner, index)
         else:

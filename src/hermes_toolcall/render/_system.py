@@ -11,7 +11,7 @@ from typing import Any
 from .._jsonio import dumps_compact, dumps_spaced
 from .._profiles import DialectProfile, get_profile
 from ..errors import RenderError
-from ..tags import IM_END, IM_START
+from ..tags import IM_END, IM_START, SYSTEM
 from ._injection import check_control_tokens, check_text
 from ._values import MISSING, crash, get, jinja_str, normalize_tools, require_str
 
@@ -201,19 +201,19 @@ def render_system_prompt(
         if listed is None and profile.tools_none == "error":
             raise RenderError(f"tools=None: the {profile.name} template raises TypeError; pass tools=[]")
         lines = "\n".join(hermes_tool_line(t, index=i, allow_injection=True) for i, t in enumerate(listed or ()))
-        return f"{IM_START}system\n" + _HERMES_HEAD + lines + _HERMES_TAIL + profile.tools_turn_suffix
+        return f"{IM_START}{SYSTEM}\n" + _HERMES_HEAD + lines + _HERMES_TAIL + profile.tools_turn_suffix
     if profile.tools_block == "qwen":
         if not listed:
             return ""
         head = system + "\n\n" if system is not None else (
             profile.default_system_with_tools + "\n\n" if profile.default_system_with_tools is not None else "")
         body = "".join("\n" + dumps_spaced(t) for t in listed)
-        return f"{IM_START}system\n" + head + _QWEN_HEAD + body + _QWEN_TAIL
+        return f"{IM_START}{SYSTEM}\n" + head + _QWEN_HEAD + body + _QWEN_TAIL
     if not listed:
         return ""
     prompt = render_inband_tool_prompt(listed, allow_injection=True)
     text = system + "\n\n" + prompt if system is not None else prompt
-    return f"{IM_START}system\n" + text + f"{IM_END}\n"
+    return f"{IM_START}{SYSTEM}\n" + text + f"{IM_END}\n"
 
 
 @lru_cache(maxsize=4)

@@ -16,7 +16,20 @@ from typing import Any
 from .._jsonio import dumps_compact, dumps_fast, loads
 from .._profiles import DialectProfile
 from ..errors import DecodeError, RenderError
-from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE
+from ..tags import (
+    ASSISTANT,
+    CALL_CLOSE,
+    CALL_OPEN,
+    DEVELOPER,
+    IM_END,
+    IM_START,
+    RESP_CLOSE,
+    RESP_OPEN,
+    SYSTEM,
+    TOOL,
+    TOOLS_CLOSE,
+    USER,
+)
 from ._calls import call_json
 from ._fastjson import spaced
 from ._injection import check_block, check_control_tokens
@@ -27,8 +40,8 @@ from ._values import MISSING, call_function, crash, get, jinja_str, require_str
 
 __all__: list[str] = []  # internal to render/
 
-_PLAIN = ("user", "system")
-_KNOWN_ROLES = ("system", "user", "assistant", "tool", "developer")
+_PLAIN = (USER, SYSTEM)
+_KNOWN_ROLES = (SYSTEM, USER, ASSISTANT, TOOL, DEVELOPER)
 _KNOWN_ROLE_SET = frozenset(_KNOWN_ROLES)
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,256}").fullmatch
   # with isidentifier(): a name JSON writes as is

@@ -23,7 +23,7 @@ from .. import _jsonio as jsonio
 from .._profiles import get_profile
 from ..conformance import FRAGMENTS, MARKERS, VALID_CALLS
 from ..render import block_end
-from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, RESP_CLOSE, RESP_OPEN
+from ..tags import ASSISTANT, CALL_CLOSE, CALL_OPEN, IM_END, RESP_CLOSE, RESP_OPEN, SYSTEM, TOOL, USER
 from ._xml import XmlCase, xml_arguments, xml_call_block, xml_completion_cases, xml_strings
 
 __all__ = [
@@ -166,9 +166,9 @@ def conversations(
     declared = draw(tools())
     messages: list[dict[str, Any]] = []
     if draw(st.booleans()):
-        messages.append({"role": "system", "content": draw(_message_text())})
+        messages.append({"role": SYSTEM, "content": draw(_message_text())})
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        messages.append({"role": "user", "content": draw(_message_text())})
+        messages.append({"role": USER, "content": draw(_message_text())})
         if draw(st.booleans()):
             calls = []
             for k in range(draw(st.integers(min_value=1, max_value=3))):
@@ -181,10 +181,10 @@ def conversations(
                         "function": {"name": function["name"], "arguments": args},
                     }
                 )
-            messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+            messages.append({"role": ASSISTANT, "content": "", "tool_calls": calls})
             for c in calls:
-                messages.append({"role": "tool", "tool_call_id": c["id"], "content": draw(_result_text())})
-        messages.append({"role": "assistant", "content": draw(_message_text())})
+                messages.append({"role": TOOL, "tool_call_id": c["id"], "content": draw(_result_text())})
+        messages.append({"role": ASSISTANT, "content": draw(_message_text())})
     return messages, declared
 
 

@@ -28,6 +28,7 @@ from .._model import Message
 from .._profiles import DialectProfile, get_profile
 from ..errors import RenderError, UsageError
 from ..render import Rendered, render
+from ..tags import ASSISTANT
 
 __all__ = ["FINDING_CODES", "FindingKind", "TrainingFinding", "TrainingReport", "check_training_render"]
 
@@ -127,7 +128,7 @@ def check_training_render(
 
     assert isinstance(msgs, list)
     for i in range(1, len(msgs)):
-        if _role(msgs[i]) != "assistant":
+        if _role(msgs[i]) != ASSISTANT:
             continue
         try:
             turn = render(msgs[: i + 1], tools=tool_list, dialect=profile, return_spans=True,

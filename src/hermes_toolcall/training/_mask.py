@@ -14,6 +14,7 @@ from typing import Literal
 
 from ..errors import RenderError, UsageError
 from ..render import Rendered, RenderedSpan
+from ..tags import ASSISTANT
 
 __all__ = ["POLICIES", "MaskPolicy", "train_mask"]
 
@@ -86,7 +87,7 @@ def assistant_turns(rendered: Rendered) -> list[list[RenderedSpan]]:
     """The spans of each assistant message, in order (messages that wrote nothing left out)."""
     by_message: dict[int, list[RenderedSpan]] = {}
     for s in rendered.spans:
-        if s.message_index is not None and s.role == "assistant":
+        if s.message_index is not None and s.role == ASSISTANT:
             by_message.setdefault(s.message_index, []).append(s)
     return [by_message[i] for i in sorted(by_message)]
 

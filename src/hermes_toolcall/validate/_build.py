@@ -20,7 +20,7 @@ from .._model import (
     Transcript,
 )
 from .._sharegpt import CALL, SENDERS, sent_calls
-from ..tags import CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, THINK_OPEN
+from ..tags import ASSISTANT, CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, SYSTEM, THINK_OPEN, TOOL, USER
 from ._engines import parse_completion, parse_transcript, without_unknown_tool
 from ._view import Finding, Piece, Source, VCall, VMessage, VReasoning, VResult, Where, finding, value_where
 
@@ -135,7 +135,7 @@ def from_completion(completion: Completion, *, path: JsonPath | None = None) -> 
     """The view of a parsed completion: one assistant message."""
     source = Source(completion.source, path)
     message, _ = _message_from_parts(
-        "assistant", completion.parts, completion.diagnostics, source, 0, source.where(0, 0)
+        ASSISTANT, completion.parts, completion.diagnostics, source, 0, source.where(0, 0)
     )
     return Conversation(
         messages=(message,), findings=tuple(_diag_findings(completion.diagnostics, source, 0)), completion=True
@@ -286,15 +286,15 @@ def from_openai(
             continue
         role = msg["role"]
         texts = _text_of(msg.get("content"), (*mpath, "content"), bad)
-        wire = role == "assistant" and any("<" in t for t, _ in texts)
-        wire = wire or (role == "user" and any(RESP_OPEN in t for t, _ in texts))
+        wire = role == ASSISTANT and any("<" in t for t, _ in texts)
+        wire = wire or (role == USER and any(RESP_OPEN in t for t, _ in texts))
         if wire and len(texts) == 1:
             message, _ = _from_wire(role, texts[0][0], texts[0][1], dialect, findings, typing)
         else:
             pieces = [Piece(kind="content", text=t, source=Source(t, p), base=0, parsed=False) for t, p in texts]
             message = VMessage(role=role, where=value_where(mpath), from_text=False, pieces=tuple(pieces))
         calls, arg_pieces = _openai_calls(msg.get("tool_calls"), (*mpath, "tool_calls"), findings, bad)
-        if role == "assistant" and "function_call" in msg:  # the legacy single call, read like a tool call
+        if role == ASSISTANT and "function_call" in msg:  # the legacy single call, read like a tool call
             legacy, legacy_pieces = _legacy_call(msg["function_call"], (*mpath, "function_call"), findings, bad)
             calls, arg_pieces = calls + legacy, arg_pieces + legacy_pieces
         reasoning: list[VReasoning] = list(message.reasoning)
@@ -306,7 +306,7 @@ def from_openai(
                 reasoning.append(VReasoning(kind=key, text=text, where=src.where(0, len(text))))
                 pieces.append(Piece(kind="reasoning", text=text, source=src, base=0, parsed=False))
         results = list(message.results)
-        if role in ("tool", "function"):  # "function": the legacy result of a function_call
+        if role in (TOOL, "function"):  # "function": the legacy result of a function_call
             content = "".join(t for t, _ in texts)
             cpath = texts[0][1] if len(texts) == 1 else (*mpath, "content")
             src = Source(content, cpath)
@@ -348,7 +348,7 @@ def _from_wire(
     type the values of XML bodies)."""
     source = Source(text, path)
     raw = (Piece(kind="content", text=text, source=source, base=0, parsed=False),)
-    if role == "assistant":
+    if role == ASSISTANT:
         completion = parse_completion(text, dialect=dialect, tools=tools)
         diags = without_unknown_tool(completion.diagnostics)
         findings.extend(_diag_findings(diags, source, 0))
@@ -368,7 +368,7 @@ def _sent_call_message(value: str, vpath: JsonPath, findings: list[Finding]) -> 
     sent = sent_calls(value)
     if isinstance(sent, str):
         findings.append(finding("HT603", sent, src.where(0, len(value))))
-        return VMessage(role="assistant", where=whole, from_text=False)
+        return VMessage(role=ASSISTANT, where=whole, from_text=False)
     calls: list[VCall] = []
     pieces: list[Piece] = [Piece(kind="arguments", text=value, source=src, base=0, parsed=False)]
     for c in sent:
@@ -392,7 +392,7 @@ def _sent_call_message(value: str, vpath: JsonPath, findings: list[Finding]) -> 
             )
         )
     return VMessage(
-        role="assistant", where=whole, from_text=False, calls=tuple(calls), pieces=tuple(pieces),
+        role=ASSISTANT, where=whole, from_text=False, calls=tuple(calls), pieces=tuple(pieces),
         order=tuple("call" for _ in calls),
     )
 
@@ -435,7 +435,7 @@ def from_sharegpt(
         if role == CALL:
             out.append(_sent_call_message(value, vpath, findings))
             continue
-        wire = "<" in value and (role in ("assistant", "tool", "system") or RESP_OPEN in value)
+        wire = "<" in value and (role in (ASSISTANT, TOOL, SYSTEM) or RESP_OPEN in value)
         src = Source(value, vpath)
         if wire:
             message, found = _from_wire(role, value, vpath, dialect, findings, typing)
@@ -443,7 +443,7 @@ def from_sharegpt(
         else:
             piece = Piece(kind="content", text=value, source=src, base=0, parsed=False)
             message = VMessage(role=role, where=value_where(vpath), from_text=True, pieces=(piece,))
-        if role == "tool" and not message.results:  # a bare result, as omp writes it
+        if role == TOOL and not message.results:  # a bare result, as omp writes it
             result = VResult(
                 content=value, name=hermes_result_name(value), tool_call_id=None, where=src.where(0, len(value))
             )

@@ -16,14 +16,14 @@ from .._model import FunctionCall, Message, ToolResponse
 from .._profiles import DialectProfile
 from .._schema import ToolSet
 from ..errors import HermesError
-from ..tags import CLOSE, CONTROL, OPEN, RESP_CLOSE, RESP_OPEN
+from ..tags import ASSISTANT, CLOSE, CONTROL, DEVELOPER, OPEN, RESP_CLOSE, RESP_OPEN, SYSTEM, TOOL, USER
 from ._build import Conversation, Finding, finding
 from ._engines import parse_transcript, render
 from ._view import Piece, VCall, VMessage, VResult, value_where
 
 __all__ = ["check_calls", "check_conversation", "check_reasoning", "check_round_trip", "check_security"]
 
-_KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool", "developer", "function"})  # function: legacy
+_KNOWN_ROLES = frozenset({SYSTEM, USER, ASSISTANT, TOOL, DEVELOPER, "function"})  # function: legacy
 _CONTROL = re.compile("|".join(map(re.escape, CONTROL)))
 _CONTROL_PREFIX = os.path.commonprefix(list(CONTROL))  # noqa: RUF071 (strings, on purpose) every token starts so
 _REASONING_OPENER = re.compile("|".join(map(re.escape, OPEN.values())))
@@ -82,15 +82,15 @@ def check_conversation(conv: Conversation, profile: DialectProfile) -> list[Find
     for msg in conv.messages:
         role, results = msg.role, msg.results
         # the role's order (HT407); the common roles first, each test as before
-        if role == "user":
+        if role == USER:
             if not results:
                 seen_user = True
             seen_other = True
-        elif role == "assistant":
+        elif role == ASSISTANT:
             if not seen_user and not results:
                 out.append(finding("HT407", "an assistant message before any user message", msg.where))
             seen_other = True
-        elif role in ("system", "developer"):
+        elif role in (SYSTEM, DEVELOPER):
             if seen_other:
                 out.append(finding("HT407", f"a {role} message after the start of the conversation", msg.where))
         else:
@@ -102,12 +102,12 @@ def check_conversation(conv: Conversation, profile: DialectProfile) -> list[Find
                 what = f"results in a {role} turn; dialect {profile.name} puts them in {result_role} turns"
                 out.append(finding("HT408", what, msg.where))
             out.extend(_bind_results(msg, pending, answered))
-        if role == "assistant" or (not results and role in ("user", "system", "developer")):
+        if role == ASSISTANT or (not results and role in (USER, SYSTEM, DEVELOPER)):
             if pending:
                 if False in answered:
                     out.extend(_unanswered(pending, answered))
                 pending, answered = [], []
-            if role == "assistant" and msg.calls:
+            if role == ASSISTANT and msg.calls:
                 pending, answered = list(msg.calls), [False] * len(msg.calls)
     if any(answered):
         out.extend(_unanswered(pending, answered))
@@ -177,7 +177,7 @@ def check_security(conv: Conversation) -> list[Finding]:
     """
     out: list[Finding] = []
     for msg in conv.messages:
-        assistant = msg.role == "assistant"
+        assistant = msg.role == ASSISTANT
         for piece in msg.pieces:
             text = piece.text
             if _CONTROL_PREFIX in text:
@@ -229,7 +229,7 @@ def _templates_think(conv: Conversation, msg: VMessage, text: str) -> bool:
     first in an assistant turn of a transcript (not a completion: there the model wrote it)."""
     return (
         not conv.completion
-        and msg.role == "assistant"
+        and msg.role == ASSISTANT
         and msg.from_text
         and text == "\n\n"
         and bool(msg.pieces)
@@ -277,9 +277,9 @@ def check_round_trip(conv: Conversation, profile: DialectProfile) -> list[Findin
 def _round_trip(result: VResult, profile: DialectProfile) -> Iterator[Finding]:
     """HT504 for one result holding a ``<``."""
     messages = (
-        Message(role="user", content="call the tool"),
-        Message(role="assistant", content="", tool_calls=(FunctionCall(name="tool", arguments={}, id="call_0"),)),
-        Message(role="tool", content=result.content, tool_call_id="call_0"),
+        Message(role=USER, content="call the tool"),
+        Message(role=ASSISTANT, content="", tool_calls=(FunctionCall(name=TOOL, arguments={}, id="call_0"),)),
+        Message(role=TOOL, content=result.content, tool_call_id="call_0"),
     )
     try:
         text = render(messages, dialect=profile.name)

@@ -22,6 +22,7 @@ from .._gcpause import collector_paused
 from .._locate import locate, string_offset
 from .._model import Diagnostic, Span, ToolsBlock, Transcript
 from ..errors import DecodeError, InputError
+from ..tags import DEVELOPER, SYSTEM
 from ._api import Selector, ValidationReport, detected_dialect, record_report, validate_conversation
 from ._build import from_transcript
 from ._datasets import MAX_RECORD_BYTES, InputFormat, RawRecord
@@ -259,7 +260,7 @@ def _joined(transcript: Transcript) -> list[Any]:
 
     seen_other = False
     for turn in transcript.turns:
-        if turn.role not in ("system", "developer"):
+        if turn.role not in (SYSTEM, DEVELOPER):
             seen_other = True
         elif seen_other and any(isinstance(p, ToolsBlock) for p in turn.parts):
             where = Source(transcript.source).where(turn.header.start, turn.header.end)
