@@ -123,16 +123,14 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-#: The one kind of upward import left: the value classes' conveniences (``Completion.to_openai()``,
-#: ``Transcript.to_request()``, the HTML and rich views of ``hermes_toolcall.html``) import the layers that
-#: implement them, lazily, inside those methods (and their types under ``TYPE_CHECKING``). Removing
-#: these edges needs the conveniences off the value classes (an API change) or a registry; every other
-#: edge of the package is acyclic, and this list may only shrink.
+#: The one upward import left: ``Transcript.to_request()`` (``_model``) imports ``_request`` inside the
+#: method, and ``_request`` checks each catalogue it takes apart by rendering it again (``render``), whose
+#: round-trip check parses (``_parse``), which builds ``Transcript`` values: the convenience needs a layer
+#: above its own class. The other conveniences no longer climb: the parts, turns and messages live in
+#: ``_parts`` (and spans and diagnostics in ``_span``), below the OpenAI view and the HTML views, which
+#: ``_model`` imports at its top. This list may only shrink.
 VALUE_CONVENIENCES = {
-    (f"{ROOT}._model", f"{ROOT}._openai"),
     (f"{ROOT}._model", f"{ROOT}._request"),
-    (f"{ROOT}._model", f"{ROOT}.html"),
-    (f"{ROOT}._model", f"{ROOT}._jsonio"),  # the HTML views' pretty-printed JSON
 }
 
 

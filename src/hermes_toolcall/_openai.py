@@ -1,5 +1,5 @@
 """The OpenAI view, both ways (docs/parsing.md §9): parsed values to OpenAI chat messages, and OpenAI
-request messages to ``_model.Message`` values.
+request messages to ``_parts.Message`` values (re-exported by ``_model``).
 
 Both parsing engines use this module; nothing here scans text.
 """
@@ -7,11 +7,10 @@ Both parsing engines use this module; nothing here scans text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from ._jsonio import dumps_spaced
-from ._model import (
-    Completion,
+from ._parts import (
     FunctionCall,
     InvalidToolCall,
     Message,
@@ -20,7 +19,6 @@ from ._model import (
     Text,
     ToolCall,
     ToolResponse,
-    Transcript,
     Turn,
 )
 from .errors import UsageError
@@ -37,6 +35,23 @@ __all__ = [
     "transcript_to_messages",
     "transcript_to_openai",
 ]
+
+
+class CompletionView(Protocol):
+    """What the OpenAI view reads of a ``Completion`` (it sits below ``_model``, which uses it)."""
+
+    @property
+    def parts(self) -> tuple[Part, ...]: ...
+
+
+class TranscriptView(Protocol):
+    """What the OpenAI view reads of a ``Transcript``."""
+
+    @property
+    def turns(self) -> tuple[Turn, ...]: ...
+    @property
+    def source(self) -> str: ...
+
 
 _WS = " \t\n\r"
 _REASONING_KEYS = ("reasoning_content", "thinking", "reasoning")
@@ -122,11 +137,11 @@ def _assistant_fields(
     return content, _reasoning_text(parts), calls
 
 
-def completion_to_openai(c: Completion, *, invalid_calls: InvalidCalls = "content") -> dict[str, Any]:
+def completion_to_openai(c: CompletionView, *, invalid_calls: InvalidCalls = "content") -> dict[str, Any]:
     """The OpenAI assistant message of a completion: always ``role``, ``content``, ``reasoning_content``,
     ``tool_calls`` (a list, possibly empty). ``invalid_calls``: see ``InvalidCalls``.
 
-    >>> from hermes_toolcall._model import Span
+    >>> from hermes_toolcall import Completion, Span
     >>> s = Span(start=0, end=2, line=1, column=1)
     >>> completion_to_openai(Completion(parts=(Text(text="Hi", span=s),), diagnostics=(), source="Hi"))
     {'role': 'assistant', 'content': 'Hi', 'reasoning_content': None, 'tool_calls': []}
@@ -155,13 +170,13 @@ def _only_results(turn: Turn) -> bool:
     return results
 
 
-def transcript_to_messages(t: Transcript, *, invalid_calls: InvalidCalls = "content") -> tuple[Message, ...]:
+def transcript_to_messages(t: TranscriptView, *, invalid_calls: InvalidCalls = "content") -> tuple[Message, ...]:
     """The conversation of a parsed transcript as span-free messages (docs/parsing.md §9).
 
     Tool messages bind to calls by position: each assistant turn with calls resets the queue of
     pending call ids, and each tool message takes the next one.
 
-    >>> from hermes_toolcall._model import Span
+    >>> from hermes_toolcall import Span, Transcript
     >>> s = Span(start=0, end=0, line=1, column=1)
     >>> src = "<|im_start|>user\\nHi<|im_end|>"
     >>> turn = Turn(role="user", parts=(), span=Span(start=0, end=29, line=1, column=1),
@@ -265,9 +280,10 @@ def messages_to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def transcript_to_openai(t: Transcript, *, invalid_calls: InvalidCalls = "content") -> list[dict[str, Any]]:
+def transcript_to_openai(t: TranscriptView, *, invalid_calls: InvalidCalls = "content") -> list[dict[str, Any]]:
     """The conversation of a parsed transcript as OpenAI chat messages.
 
+    >>> from hermes_toolcall import Transcript
     >>> transcript_to_openai(Transcript(turns=(), gaps=(), diagnostics=(), source=""))
     []
     """

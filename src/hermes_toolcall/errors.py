@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
-    from ._model import Diagnostic
+    from ._span import Diagnostic
 
 __all__ = [
     "CallerError",
