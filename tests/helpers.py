@@ -259,3 +259,18 @@ def call_record(name: str, args: str) -> dict[str, Any]:
         ],
         "tools": [LOCATION_WEATHER],
     }
+
+
+def xml_dialect(name: str) -> Any:
+    """The XML-body dialect ``name`` (qwen3-coder, qwen3.5, nemotron-3, step-3.5), or, until its profile is on
+    this branch, a stand-in with its parse-relevant facts (qwen3's profile with XML bodies; qwen3.5's
+    generation prompt opens ``<think>``)."""
+    import dataclasses
+
+    from hermes_toolcall._profiles import DIALECTS
+
+    if name in DIALECTS or name not in ("qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5"):
+        return name
+    base = DIALECTS["qwen3"]
+    prompt = base.generation_prompt + ("<think>\n" if name == "qwen3.5" else "")
+    return dataclasses.replace(base, name=name, body_kind="xml", generation_prompt=prompt)

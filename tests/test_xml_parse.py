@@ -14,9 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hermes_toolcall as ht
+from helpers import xml_dialect
 from hermes_toolcall import _jsonio as jsonio
 from hermes_toolcall.testing import assert_engines_agree, chunkings
 from hermes_toolcall.testing._xml import XmlCase, xml_call_block, xml_completion_cases
+
+#: the XML-body dialects (their profiles, or stand-ins until they are on this branch)
+XML_DIALECTS = [xml_dialect(name) for name in ("qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5")]
 
 WEATHER = [
     {
@@ -108,13 +112,83 @@ def _tool_list(case: XmlCase) -> list[dict[str, Any]]:
     return list(case.tools)
 
 
-@settings(max_examples=60)
-@given(st.data(), xml_completion_cases(), st.booleans())
-def test_engines_agree_on_xml_completions(data: st.DataObject, case: XmlCase, strict: bool) -> None:
-    """Stream = whole parse (result, events, OpenAI chunks) on generated XML completions, malformed ones included."""
+@settings(max_examples=80)
+@given(st.data(), xml_completion_cases(), st.booleans(), st.sampled_from(["hermes", "qwen3", *XML_DIALECTS]))
+def test_engines_agree_on_xml_completions(data: st.DataObject, case: XmlCase, strict: bool, dialect: Any) -> None:
+    """Stream = whole parse (result, events, OpenAI chunks) on generated XML completions, malformed ones
+    included, in JSON dialects (``HT238``) and XML ones; the block's extent is the XML reading's."""
     chunks = data.draw(chunkings(case.text))
     tools = _tool_list(case) if data.draw(st.booleans()) else None
-    assert_engines_agree(case.text, chunkings=[chunks], strict=strict, tools=tools)
+    assert_engines_agree(case.text, chunkings=[chunks], strict=strict, tools=tools, dialect=dialect)
+
+
+WRITE = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}, "mode": {"type": "integer"}},
+            },
+        },
+    }
+]
+#: code that writes this format: block tags, closers and openers inside a value
+CODE = 'parts = text.split("</tool_call>")\nnew = "<tool_call>" + body + "</parameter>" + "</function>"\n'
+
+
+@pytest.mark.parametrize("dialect", ["hermes", XML_DIALECTS[0]])
+def test_regression_tool_call_closer_inside_a_value_is_text_in_both_engines(dialect: Any) -> None:
+    """Issue 29 item 4: the stream read an XML block to the first ``</tool_call>``, so a literal one in a
+    value ended the block there (the call lost, the rest text with HT121); a closer counts only where
+    the body's reading allows it, in both engines, on every chunking."""
+    text = "Writing.\n" + xml_call_block("write_file", {"path": "a.py", "content": CODE}) + "\nDone."
+    for tools in (WRITE, None):
+        result = assert_engines_agree(text, dialect=dialect, tools=tools)
+        assert isinstance(result, ht.Completion)
+        assert [(c.name, c.arguments["content"]) for c in result.tool_calls] == [("write_file", CODE)]
+        assert not {d.code for d in result.diagnostics} - {"HT238", "HT243"}
+        assert result.to_openai()["content"] == "Writing.\n\nDone."
+
+
+def _deltas(events: list[ht.Event]) -> str:
+    return "".join(e.text for e in events if isinstance(e, ht.ArgumentsDelta))
+
+
+def test_xml_call_streams_its_name_then_string_values_as_they_arrive() -> None:
+    """``ToolCallStart`` once the function name is complete; with ``stream_arguments`` a string value goes
+    out as it arrives (JSON-escaped), an integer when it ends; the deltas add up to ``arguments_json``."""
+    p = ht.StreamParser(stream_arguments=True, dialect=XML_DIALECTS[0], tools=WRITE)
+    assert p.feed("<tool_call>\n<function=write_f") == []
+    events = p.feed("ile>\n")
+    assert [type(e).__name__ for e in events] == ["ToolCallStart"]
+    sent = _deltas(p.feed('<parameter=content>\nline "one"\n\tline two'))
+    assert sent.startswith('{"content": "line \\"one\\"\\n')  # before the value's closer
+    sent += _deltas(p.feed("\n</parameter>\n<parameter=mode>\n6"))
+    assert sent.endswith('", "mode": ')  # an integer waits for its end (6 may become 64)
+    events = p.feed("4\n</parameter>\n</function>\n</tool_call>") + p.close()
+    sent += _deltas(events)
+    (call,) = p.result().tool_calls
+    assert call.arguments == {"content": 'line "one"\n\tline two', "mode": 64}
+    assert sent == call.arguments_json
+
+
+def test_xml_value_of_spaces_streams_with_bounded_memory() -> None:
+    """A 100,000-space value read in 1-character chunks with ``retain=False``: the call comes out whole,
+    and the parser holds no more than a few characters of unread input at any time."""
+    text = xml_call_block("write_file", {"content": " " * 100_000})
+    p = ht.StreamParser(stream_arguments=True, dialect=XML_DIALECTS[0], tools=WRITE, retain=False)
+    events: list[ht.Event] = []
+    held = 0
+    for ch in text:
+        events += p.feed(ch)
+        held = max(held, len(p._buf.pending))  # the input held back for the next chunk
+    events += p.close()
+    (end,) = [e for e in events if isinstance(e, ht.ToolCallEnd)]
+    assert end.call is not None and end.call.arguments == {"content": " " * 100_000}
+    assert _deltas(events) == end.call.arguments_json
+    assert held <= 16
 
 
 @settings(max_examples=40)
@@ -135,3 +209,24 @@ def _ambiguous(arguments: dict[str, Any]) -> bool:
 
     words = ("</parameter", "</function>", "<parameter=", "<function=", "<tool_call>", "</tool_call>", "<|im_")
     return any(w in xml_value(v) for v in arguments.values() for w in words)
+
+
+@pytest.mark.parametrize("limit", [1, 12, 30, 60])
+@pytest.mark.parametrize("calls_in_reasoning", [False, True])
+def test_regression_xml_block_cut_by_max_block_chars_in_small_chunks(limit: int, calls_in_reasoning: bool) -> None:
+    """A hypothesis find (test_stream_checked): fed in 1-character chunks, the stream's XML reader gave
+    away block text past ``max_block_chars`` before it knew where the block ends, and then could not
+    cut there (the block was read whole); text past the cut now waits until the end is known."""
+    text = "<think>\n\n" + xml_call_block("get_weather", {"city": "Paris"}) + "\nok"
+    assert_engines_agree(text, max_block_chars=limit, calls_in_reasoning=calls_in_reasoning)
+    assert_engines_agree(text[len("<think>\n\n") :], max_block_chars=limit, dialect=XML_DIALECTS[0])
+
+
+@pytest.mark.parametrize("tail", ["<", "</", "</tool_call", "<tool_", "<|im_e", "\n</parameter"])
+def test_regression_xml_block_ending_in_a_held_back_tag_prefix(tail: str) -> None:
+    """A hypothesis find (test_agreement): an XML block whose input ends in what may start a tag (``<``)
+    was never told the input ended, when the reader had already taken that text (held back by the
+    stream reader, not by the buffer): the block was cut at ``max_block_chars`` far past the input."""
+    text = "<think>\n\n</think>\n\n<tool_call>\n<function=get_weather>\n</function>\n" + tail
+    assert_engines_agree(text)
+    assert_engines_agree(text, dialect=XML_DIALECTS[0], tools=WEATHER)

@@ -300,3 +300,40 @@ def test_template_bytes_read_back(case: tuple[dict[str, Any], dict[str, Any]]) -
     assert call.name == "f"
     assert jsonio.dumps_report(call.arguments) == jsonio.dumps_report(arguments)
     assert jsonio.loads(call.arguments_json) == call.arguments
+
+
+def _unguarded(text: str, start: int, tools: Any) -> tuple[int, str, Any]:
+    """``scan_xml_block`` without its guard (``_canonical``): the reader alone."""
+    from hermes_toolcall._xmlbody import _read
+
+    block = _read(text, start, strict=False, tools=tools, bare=False)
+    assert block is not None
+    return block.end, block.how, block.body
+
+
+def test_regression_canonical_guard_line_initial_parameter_opens_a_parameter() -> None:
+    """A hypothesis find (test_xmlstream): the templates'-bytes guard took a value that starts with a
+    line-initial ``<parameter=KEY>`` whose key may start a parameter as value text; the reader ends the
+    value there (``HT230``). The guard now leaves that body to the reader."""
+    from hermes_toolcall._xmlbody import scan_xml_block
+
+    text = "<tool_call>\n<function=f>\n<parameter=s>\n<parameter=x>\n</parameter>\n</function>\n</tool_call>"
+    tools = {"f": {"type": "object", "properties": {"s": {"type": "string"}}}}
+    block = scan_xml_block(text, 11, strict=False, tools=tools)
+    assert (block.end, block.how, block.body) == _unguarded(text, 11, tools)
+    assert block.body.calls[0].arguments == {"s": "", "x": ""}
+
+
+@given(xml_arguments(), st.sampled_from(["", "\n", "<parameter=x>\n", "<function=g>\n"]))
+def test_canonical_guard_returns_the_reader_s_values(case: tuple[dict[str, Any], dict[str, Any]], lead: str) -> None:
+    """The guard in front of the reader (a body exactly as the templates write it) gives what the reader gives."""
+    from hermes_toolcall._xmlbody import scan_xml_block
+
+    schema, arguments = case
+    block = xml_call_block("f", arguments)
+    at = block.find("<parameter=")
+    at = block.find(">\n", at if at >= 0 else block.find("<function=")) + 2
+    text = block[:at] + lead + block[at:]  # a value (or the function) that starts with a tag
+    for tools in ({"f": schema}, None):
+        got = scan_xml_block(text, 11, strict=False, tools=tools)
+        assert (got.end, got.how, got.body) == _unguarded(text, 11, tools)

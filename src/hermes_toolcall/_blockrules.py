@@ -83,20 +83,28 @@ _KIND_PLURALS = {"json": "JSON bodies", "xml": "XML bodies"}
 
 
 def decode_body(
-    inner: str, *, strict: bool, closed: bool, tools: Mapping[str, Any] | None = None, expect: BodyKind = "json"
+    inner: str,
+    *,
+    strict: bool,
+    closed: bool,
+    tools: Mapping[str, Any] | None = None,
+    expect: BodyKind = "json",
+    decoded: CallBody | None = None,
 ) -> CallBody:
     """Decode a call block's body by what it starts with (``body_kind``): JSON, XML, or plain text (``HT103``).
 
     A JSON or XML body that is not the dialect's kind (``expect``) is read all the same, with
-    ``HT238`` first (lenient); strict mode makes it the block's failure.
+    ``HT238`` first (lenient); strict mode makes it the block's failure. ``decoded``: an XML body
+    already read (``scan_xml_block`` found its extent), only judged here.
 
     >>> decode_body('<function=f>\\n</function>', strict=False, closed=True).issues[0].code
     'HT238'
     >>> decode_body('<function=f>\\n</function>', strict=False, closed=True, expect="xml").calls[0].name
     'f'
     """
-    kind = body_kind(inner)
-    decoded = decode_xml_body(inner, strict=strict, closed=closed, tools=tools) if kind == "xml" else None
+    kind = "xml" if decoded is not None else body_kind(inner)  # a body given decoded is an XML one
+    if decoded is None and kind == "xml":
+        decoded = decode_xml_body(inner, strict=strict, closed=closed, tools=tools)
     if decoded is None:
         decoded = decode_call_body(inner, strict=strict, closed=closed)
     if kind == expect or kind == "plain":
@@ -133,6 +141,7 @@ def call_block(
     pos: Any = None,
     tools: Mapping[str, Any] | None = None,
     expect: BodyKind = "json",
+    decoded: CallBody | None = None,
 ) -> tuple[list[Part], list[Diagnostic]]:
     """The parts and diagnostics of one finished ``<tool_call>`` block.
 
@@ -152,6 +161,7 @@ def call_block(
         tools: the declared tools, name -> ``parameters`` schema (``tool_schemas``): XML values are
             typed by them.
         expect: the dialect's body kind (``profile.body_kind``): a body of the other kind is ``HT238``.
+        decoded: the body already decoded (``decode_body``'s ``decoded``).
 
     Returns:
         Either ``ToolCall`` parts (one per recovered call) or one ``InvalidToolCall``, and the
@@ -169,7 +179,22 @@ def call_block(
         d = _cut_diagnostic(_CALL_TAG, span, strict=strict, limit=limit)
         return [InvalidToolCall(id=block_id, raw=raw, span=span, code="HT114", message=d.message, closed=False)], [d]
     at = span if pos is None else pos
-    decoded = decode_body(inner, strict=strict, closed=closed, tools=tools, expect=expect)
+    decoded = decode_body(inner, strict=strict, closed=closed, tools=tools, expect=expect, decoded=decoded)
+    return _parts(block_id, decoded, raw, span, at, closed, strict, first_index, inner_start, span_of)
+
+
+def _parts(
+    block_id: str,
+    decoded: CallBody,
+    raw: str,
+    span: Span,
+    at: Any,
+    closed: bool,
+    strict: bool,
+    first_index: int,
+    inner_start: int,
+    span_of: SpanOf,
+) -> tuple[list[Part], list[Diagnostic]]:
     issues = decoded.issues
     calls = decoded.calls
     if closed and len(calls) == 1 and not issues:  # the common block: one call, as written

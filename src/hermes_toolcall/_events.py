@@ -134,7 +134,9 @@ class ArgumentsDelta:
     text of its top-level ``"arguments"`` object as it arrives; a call announced at its end gets one
     delta with the whole ``arguments_json``. If an announced call's body then needs a recovery, the
     final ``arguments_json`` is a canonical dump that may not extend the streamed text: no further
-    delta is sent and ``ToolCallEnd.call.arguments_json`` is authoritative.
+    delta is sent and ``ToolCallEnd.call.arguments_json`` is authoritative. An XML body
+    (``<function=…>``) streams its first function's ``arguments`` JSON text: a string value as it
+    arrives (JSON-escaped), any other value when it ends.
     """
 
     ordinal: int

@@ -54,12 +54,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) writes for a string
 from typing import Any, Literal
 
-from . import _jsonio as jsonio
 from ._body import BodyIssue, CallBody, DecodedCall
 from ._diagnostics import CATALOGUE
-from ._xmltypes import parameter_schema, type_value
+from ._xmltypes import typer
 from .tags import (
     CALL_CLOSE,
     CALL_OPEN,
@@ -124,6 +124,7 @@ _VALUE_STOP = re.compile(
 )
 # a bare function gives up at any of these inside a value (so each attempt reads up to the next one)
 _BARE_VALUE_STOP = re.compile(_VALUE_STOP.pattern + "|" + _alternation((FUNCTION_OPEN, CALL_OPEN)))
+_BARE_TAIL = re.compile(r"[ \t\n\r]*+" + re.escape(CALL_CLOSE))
 _NAME_END = re.compile(r"[>\r\n<]")
 _NOT_WS = re.compile(r"[^ \t\n\r]")
 # between parameters: what a `<` may start (anything else is stray text)
@@ -423,8 +424,6 @@ class _Reader:
         return at is not None and self.s.startswith(PARAMETER_OPEN, at.start()) and self.may_start(fn, at.start())
 
     def unclosed(self, key: str, start: int, end: int, where: str) -> None:
-        if self.bare:
-            raise _End(start, "end")
         message = f"<parameter={_short(key)}> has no </parameter>"
         self.emit("HT230", message, start, end, action=f"the value ends at {where}")
 
@@ -435,8 +434,7 @@ class _Reader:
     def value(self, fn: _Function, key: str, vs: int, ve: int) -> None:
         """Type the value of ``key`` (``s[vs:ve]`` less its newlines) and add it to the function."""
         text = value_text(self.s[vs:ve])
-        found, schema = parameter_schema(fn.params, key) if fn.params is not None else (False, None)
-        typed = type_value(text, schema, found=found)
+        typed = typer(fn.params)(key, text)
         where = f"{_short(fn.name)}: parameter {key!r}"
         if typed.problem == "untyped":
             message = f"{where}: {_short(text)!r} is not a valid {typed.detail}"
@@ -444,7 +442,7 @@ class _Reader:
         elif typed.problem == "repaired":
             self.emit("HT240", f"{where}: written with {typed.detail}", vs, ve, action="read safely as JSON")
         fn.arguments[key] = typed.value
-        fn.parts.append(f"{jsonio.dumps_spaced(key)}: {typed.json}")
+        fn.parts.append(f"{encode_basestring(key)}: {typed.json}")
 
     # ------------------------------------------------------------------ the result
     def result(self, end: int, how: BlockEnd) -> CallBody:
@@ -478,6 +476,53 @@ class _Reader:
         return CallBody(calls=calls, issues=tuple(issues), failure=None, name=calls[0].name)
 
 
+# the templates' exact bytes: one function, each value free of `<` (so nothing in it can be a tag)
+_CANONICAL_HEAD = re.compile(r"[ \t\n\r]*+<function=([^>\r\n<]+)>\n")
+_CANONICAL_PARAM = re.compile(
+    r"<parameter=([^>\r\n<]*)>(\n(?!<(?:parameter|function)=)(?:[^<\n]++|\n(?!</parameter>|<(?:parameter|function)=)"
+    r"|<(?!/parameter|/function>|\|im_(?:start|end)\|>))*+\n)</parameter>\n"
+)
+_CANONICAL_TAIL = re.compile(r"</function>[ \t\n\r]*+")
+
+
+def _canonical(text: str, start: int, tools: Mapping[str, Any] | None) -> tuple[CallBody, int] | None:
+    """The body at ``start`` when it is exactly what the templates write and reads without an issue:
+    (its body, where the function's trailing whitespace ends); else None (``_Reader`` reads it).
+
+    A guard in front of the reader: it returns the reader's values (tests/test_xmlbody.py).
+    """
+    m = _CANONICAL_HEAD.match(text, start)
+    if m is None:
+        return None
+    name = m.group(1)
+    read = typer(tools.get(name) if tools is not None else None)
+    strings = read.strings
+    at = m.end()
+    parts: list[str] = []
+    arguments: dict[str, Any] = {}
+    param = _CANONICAL_PARAM.match
+    while (p := param(text, at)) is not None:
+        key, raw = p.group(1, 2)
+        if key in arguments:
+            return None
+        value = raw[1:-1]  # value_text of a value the templates wrote: one newline each side
+        if key in strings:
+            arguments[key] = value
+            parts.append(f"{encode_basestring(key)}: {encode_basestring(value)}")
+        else:
+            typed = read(key, value_text(raw))
+            if typed.problem is not None:
+                return None
+            arguments[key] = typed.value
+            parts.append(f"{encode_basestring(key)}: {typed.json}")
+        at = p.end()
+    tail = _CANONICAL_TAIL.match(text, at)
+    if tail is None:
+        return None
+    call = DecodedCall(name=name, arguments=arguments, arguments_json="{" + ", ".join(parts) + "}")
+    return CallBody(calls=(call,), issues=(), failure=None, name=name), tail.end()
+
+
 def _issue(code: str, message: str, start: int, end: int) -> BodyIssue:
     return BodyIssue(code=code, message=message, start=start, end=end, hint=CATALOGUE[code].fix)
 
@@ -503,11 +548,9 @@ def _read(
         reader.run()
     except _End as end:
         if bare:
-            return (
-                XmlBlock(end=end.at, how="closed", body=reader.result(end.at, "closed"))
-                if end.how == "closed"
-                else None
-            )
+            if end.how != "closed" or not reader.complete:
+                return None
+            return XmlBlock(end=end.at, how="closed", body=reader.result(end.at, "closed"))
         how = at_end if end.how == "end" and end.at == len(text) else end.how
         return XmlBlock(end=end.at, how=how, body=reader.result(end.at, how))
     raise AssertionError("the reader ends with _End")  # pragma: no cover
@@ -526,6 +569,14 @@ def scan_xml_block(text: str, start: int, *, strict: bool, tools: Mapping[str, A
     >>> b.how, b.body.calls[0].arguments
     ('closed', {'s': '</tool_call>'})
     """
+    fast = _canonical(text, start, tools)
+    if fast is not None:
+        end = fast[1]
+        for tag, how in _ENDERS:
+            if text.startswith(tag, end):
+                return XmlBlock(end=end, how=how, body=fast[0])
+        if end == len(text):
+            return XmlBlock(end=end, how="end", body=fast[0])
     block = _read(text, start, strict=strict, tools=tools, bare=False)
     if block is None:
         issue = _issue("HT103", f"not an XML body: expected {FUNCTION_OPEN}", 0, len(text) - start)
@@ -540,14 +591,19 @@ def scan_bare_function(
 
     Complete means: its tags whole (``>`` after the name and each key), nothing but parameters
     inside, ``</function>`` reached before any ``<function=``, ``<tool_call>`` or control token.
-    ``end`` is the end of ``</function>``.
+    ``end`` is the end of ``</function>``, or of a ``</tool_call>`` that follows it after
+    whitespace (a block whose ``<tool_call>`` was left out).
 
     >>> scan_bare_function("<function=f>\\n</function> ok", 0, strict=False).end
     24
     >>> scan_bare_function("call <function=f> with x", 5, strict=False) is None
     True
     """
-    return _read(text, start, strict=strict, tools=tools, bare=True)
+    block = _read(text, start, strict=strict, tools=tools, bare=True)
+    if block is None:
+        return None
+    tail = _BARE_TAIL.match(text, block.end)  # the `</tool_call>` of a block whose opener was left out
+    return block if tail is None else XmlBlock(end=tail.end(), how="closed", body=block.body)
 
 
 def decode_xml_body(
@@ -574,6 +630,9 @@ def decode_xml_body(
     >>> decode_xml_body("<function=f>\\n<parameter=n>\\n3\\n", strict=False, closed=False).failure
     'HT102'
     """
+    fast = _canonical(inner, 0, tools)
+    if fast is not None and fast[1] == len(inner):
+        return fast[0]
     block = _read(inner, 0, strict=strict, tools=tools, bare=False, at_end="closed" if closed else "end")
     if block is None:
         issue = _issue("HT103", f"not an XML body: expected {FUNCTION_OPEN}", 0, len(inner))

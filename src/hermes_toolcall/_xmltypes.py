@@ -36,13 +36,14 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) writes for a string
 from typing import Any, Literal
 
 from . import _jsonio as jsonio
 from ._lenient_json import scan
 from .errors import DecodeError
 
-__all__ = ["TYPE_ORDER", "Typed", "allowed_types", "parameter_schema", "type_value"]
+__all__ = ["TYPE_ORDER", "Typed", "Typer", "allowed_types", "parameter_schema", "type_value", "typer"]
 
 _WS = " \t\n\r"
 #: the order in which the allowed types are tried: the most specific reading first, the string last
@@ -74,7 +75,7 @@ class Typed:
 
 
 def _string(text: str) -> Typed:
-    return Typed(value=text, json=jsonio.dumps_spaced(text))
+    return Typed(value=text, json=encode_basestring(text))
 
 
 def _read_number(text: str, *, integral: bool) -> Typed | None:
@@ -257,15 +258,24 @@ def type_value(text: str, schema: Any, *, found: bool = True) -> Typed:
     """
     types = allowed_types(schema) if found else None
     if types is None:
-        for kind in TYPE_ORDER[:-1]:
-            if kind == "integer":
-                continue  # read by number: the same values
-            typed = _read(text, kind, repair=False)
-            if typed is not None:
-                return typed
-        return _string(text)
-    ordered = [kind for kind in TYPE_ORDER if kind in types]
+        return _typed(text, None, None)
     members = _members(schema) if isinstance(schema, Mapping) else None
+    return _typed(text, tuple(kind for kind in TYPE_ORDER if kind in types), members)
+
+
+_SCHEMALESS_ORDER = ("null", "boolean", "number", "object", "array")  # integer: read by number, the same values
+
+
+def _typed(text: str, ordered: tuple[str, ...] | None, members: list[Any] | None) -> Typed:
+    """``type_value`` once the schema is read: its types in ``TYPE_ORDER`` (None: no schema) and members."""
+    if ordered is None:
+        t = text.strip(_WS)
+        if t and (t[0] in "-0123456789{[nNtTfF"):  # only these can start a non-string reading
+            for kind in _SCHEMALESS_ORDER:
+                typed = _read(text, kind, repair=False)
+                if typed is not None:
+                    return typed
+        return _string(text)
     if members is not None:
         for kind in ordered:
             typed = _read(text, kind, repair=True)
@@ -276,4 +286,52 @@ def type_value(text: str, schema: Any, *, found: bool = True) -> Typed:
         if typed is not None:
             return typed
     wanted = " or ".join(ordered) if ordered else "no type"
-    return Typed(value=text, json=jsonio.dumps_spaced(text), problem="untyped", detail=wanted)
+    return Typed(value=text, json=encode_basestring(text), problem="untyped", detail=wanted)
+
+
+class Typer:
+    """``type_value`` for the parameters of one tool (``typer(parameters)``): what the schema says of each
+    key (``parameter_schema``, ``allowed_types``) is read once per key."""
+
+    __slots__ = ("_facts", "_parameters", "strings")
+
+    def __init__(self, parameters: Any) -> None:
+        self._parameters = parameters
+        self._facts: dict[str, tuple[tuple[str, ...] | None, list[Any] | None]] = {}
+        #: the keys whose value can only be a string (the text as it is, JSON-encoded)
+        self.strings: set[str] = set()
+
+    def __call__(self, key: str, text: str) -> Typed:
+        """The value ``text`` of the parameter ``key``, read as its schema says."""
+        if key in self.strings:
+            return Typed(value=text, json=encode_basestring(text))
+        facts = self._facts.get(key)
+        if facts is None:
+            parameters = self._parameters
+            found, schema = parameter_schema(parameters, key) if parameters is not None else (False, None)
+            types = allowed_types(schema) if found else None
+            members = _members(schema) if found and isinstance(schema, Mapping) else None
+            if types == frozenset({"string"}) and members is None:
+                self.strings.add(key)
+                return Typed(value=text, json=encode_basestring(text))
+            ordered = None if types is None else tuple(kind for kind in TYPE_ORDER if kind in types)
+            facts = self._facts[key] = (ordered, members)
+        return _typed(text, facts[0], facts[1])
+
+
+_TYPERS: dict[int, Typer] = {}  # id(parameters) -> its typer (the typer holds the schema, so the id stays its)
+
+
+def typer(parameters: Any) -> Typer:
+    """The ``Typer`` of a tool's ``parameters`` schema (cached per schema object).
+
+    >>> typer({"properties": {"n": {"type": "integer"}}})("n", "7").value
+    7
+    """
+    hit = _TYPERS.get(id(parameters))
+    if hit is not None and hit._parameters is parameters:
+        return hit
+    if len(_TYPERS) > 256:  # schemas of finished requests: let them go
+        _TYPERS.clear()
+    made = _TYPERS[id(parameters)] = Typer(parameters)
+    return made

@@ -19,6 +19,7 @@ from .._diagnostics import message
 from .._model import Diagnostic, Part, ReasoningKind, Span, ToolCall
 from .._options import ParseOptions
 from .._positions import LineIndex
+from .._xmlbody import scan_xml_block
 from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, OPEN, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE, TOOLS_OPEN
 
 __all__ = ["BlockReader", "Body", "Segment"]
@@ -106,10 +107,22 @@ class BlockReader:
         return inner_end, e, False
 
     def call_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
-        """One ``<tool_call>`` block token at ``[s, e)``; returns the cut offset when it was cut."""
+        """One ``<tool_call>`` block token at ``[s, e)``; returns where to parse on when the block ends
+        elsewhere than the token (cut by the size bound, or an XML block, whose token is its head)."""
         b = s + _CALL_OPEN
-        closed = typ == "CALL_DONE"
-        inner_end, e, cut = self.extent(b, e - _CALL_CLOSE if closed else e, e)
+        decoded = None
+        moved = False
+        if typ == "CALL_XML":  # the XML reader says where the body ends (the token: where a plain block would)
+            block = scan_xml_block(self.src, b, strict=self.opts.strict, tools=self.schemas)
+            closed = block.how == "closed"
+            xml_end = block.end + _CALL_CLOSE if closed else block.end
+            moved = xml_end != e
+            inner_end, e, cut = self.extent(b, block.end, xml_end)
+            decoded = None if cut else block.body
+            self.reach = e
+        else:
+            closed = typ == "CALL_DONE"
+            inner_end, e, cut = self.extent(b, e - _CALL_CLOSE if closed else e, e)
         opts, src = self.opts, self.src
         parts, diags = _blockrules.call_block(
             block_id=self.next_id(),
@@ -126,12 +139,13 @@ class BlockReader:
             pos=self.index,
             tools=self.schemas,
             expect=self.expect,
+            decoded=decoded,
         )
         body.parts += parts
         if type(parts[0]) is ToolCall:  # valid calls, all of them, or one InvalidToolCall
             body.calls += len(parts)
         self.diags += diags
-        return e if cut else None
+        return e if cut or moved else None
 
     def response_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
         """One ``<tool_response>`` block token; returns the cut offset when it was cut."""

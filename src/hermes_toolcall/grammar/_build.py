@@ -56,7 +56,7 @@ _SEG_KIND: dict[str, ReasoningKind] = {
     "SCRATCH_TEXT": "scratch_pad",
     "SCRATCH_CLOSE": "scratch_pad",
 }
-_CALLS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN"})
+_CALLS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN", "CALL_XML"})
 _REST: dict[ReasoningKind, str] = {"think": "THINK_REST", "scratch_pad": "SCRATCH_REST"}
 _A_STOP = _CONTROL | {"AFTER"}
 

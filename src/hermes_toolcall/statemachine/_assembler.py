@@ -180,6 +180,7 @@ class Block:
         "ordinal",
         "pieces",
         "reasoning",
+        "sent",
         "start",
     )
 
@@ -198,6 +199,7 @@ class Block:
         self.args: list[int] = []  # offsets in the text where the streamed arguments start and end
         self.deltas = False  # inside the streamed arguments of an announced call: text is also a delta
         self.reasoning = reasoning  # the reasoning kind the block was opened in, if any
+        self.sent: list[str] = []  # argument deltas that are not the block's raw text (an XML body)
 
     def add(self, text: str, at: int) -> list[Event]:
         """Block text; inside the streamed arguments of an announced call, also an argument delta."""
@@ -219,11 +221,25 @@ class Block:
         self.args.append(sum(map(len, self.pieces)))
         self.deltas = inside and self.announced is not None
 
+    def send(self, text: str) -> list[Event]:
+        """The next piece of the announced call's ``arguments`` JSON text, read from a body whose raw
+        text is not that JSON (an XML body): an argument delta."""
+        if self.announced is None:
+            return []
+        self.sent.append(text)
+        delta = _new(ArgumentsDelta)
+        _set_ordinal(delta, self.ordinal)
+        _set_id(delta, self.block_id)
+        _set_arguments(delta, text)
+        return [delta]
+
     @property
     def streamed(self) -> list[str] | None:
         """The argument text sent as deltas (None: the call was not announced)."""
         if self.announced is None:
             return None
+        if self.sent:
+            return self.sent
         if not self.args:
             return []
         text = "".join(self.pieces)
@@ -619,6 +635,12 @@ class Assembler:
         block = self.element
         assert isinstance(block, Block)
         block.arguments(inside)
+
+    def delta(self, text: str) -> list[Event]:
+        """The next piece of the open call's ``arguments`` JSON text (an XML body's, streamed)."""
+        block = self.element
+        assert isinstance(block, Block)
+        return block.send(text)
 
     def _finish_block(self, end: int, *, closed: bool, cut: bool, closer: str = "") -> list[Event]:
         """The open block ends at absolute ``end``: fold it into parts, events and diagnostics; the

@@ -32,7 +32,22 @@ from ..errors import HermesError, StreamError, StreamStateError, UsageError, int
 from ._assembler import Assembler
 from ._buffer import InputBuffer
 from ._markers import BlockScan, block_scans, text_scans
-from ._readers import ARGS, BODY, CUT, DEFER, GUARDED, HOLD, MARK, NAME, REST, BodyReader, Reader, Readers, Value
+from ._readers import (
+    ARGS,
+    BODY,
+    CUT,
+    DEFER,
+    DELTA,
+    GUARDED,
+    HOLD,
+    MARK,
+    NAME,
+    REST,
+    BodyReader,
+    Reader,
+    Readers,
+    Value,
+)
 from ._table import (
     JSON_BLOCKS,
     STATE_KINDS,
@@ -209,7 +224,7 @@ class StreamParser:
         transcript = level == "transcript"
         kinds = opts.profile.reasoning_kinds
         config = config_of(level, kinds, opts.calls_in_reasoning, opts.stop_at_fabricated_response)
-        self._places = places(config, self.readers)
+        self._places = places(config, self.readers, opts.profile.body_kind)
         self._buf = buf = InputBuffer(keep=retain)
         self._take: Callable[[str], str | None] = buf.take  # (``_gated`` while the start is undecided)
         self._scan_lines = buf.scan_lines
@@ -309,6 +324,8 @@ class StreamParser:
                 events += self._asm.announce(arg)
             elif op == ARGS:
                 self._asm.arguments(arg)
+            elif op == DELTA:
+                events += self._asm.delta(arg)
             elif op == BODY:
                 self._reader = arg
                 self._guard = arg.guard
@@ -347,7 +364,8 @@ class StreamParser:
         else:
             limit = self._asm.block_limit()
             args = self.stream_arguments
-            self._reader = reader = self.readers.block(block, limit, place.call, args, place.bodies)
+            tools = self._asm.schemas
+            self._reader = reader = self.readers.block(block, limit, place.call, args, place.bodies, tools)
             self._guard = reader.guard
         self._sink = self._asm.element.add
 

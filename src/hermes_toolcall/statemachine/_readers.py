@@ -14,6 +14,8 @@ current state (it holds no marker of it), and ``op`` says what is at ``j``:
 - ``NAME``: the call's top-level ``name`` (``arg``) is complete at ``j`` (``ToolCallStart``).
 - ``ARGS``: the streamed ``arguments`` object starts (``arg`` True) or ends (False) at ``j``.
 - ``BODY``: a block's body starts at ``j``; ``arg`` is the reader of its kind, which reads on.
+- ``DELTA``: ``arg`` is the next piece of the call's ``arguments`` JSON text (a body whose raw text is
+  not that JSON, an XML body: ``ArgumentsDelta``).
 
 A reader never writes another object's fields: ``StreamParser``'s loop applies the values (the
 assembler folds the text, markers and names; the buffer holds and defers). What a reader keeps is its
@@ -45,11 +47,14 @@ loop, the assembler and the table need no change.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .. import _jsonio as jsonio
+from ..tags import CALL_CLOSE, CALL_OPEN, CONTROL, FUNCTION_OPEN
 from ._buffer import held_from
 from ._markers import BlockScan, Scan
+from ._xmlstream import XmlStream
 
 __all__ = [
     "ARGS",
@@ -57,6 +62,7 @@ __all__ = [
     "BODY_READERS",
     "CUT",
     "DEFER",
+    "DELTA",
     "END",
     "GUARDED",
     "HOLD",
@@ -74,9 +80,10 @@ __all__ = [
     "TailReader",
     "TextReader",
     "Value",
+    "XmlBody",
 ]
 
-END, HOLD, MARK, CUT, DEFER, NAME, ARGS, BODY = range(8)
+END, HOLD, MARK, CUT, DEFER, NAME, ARGS, BODY, DELTA = range(9)
 #: What a reader says: (end of the state's text, what is there, its argument).
 Value = tuple[int, int, Any]
 #: The rest of the data is text of the state.
@@ -204,16 +211,23 @@ class BlockStart(Reader):
     ``bodies`` the body readers tried in order (the last one is ``PlainBody``).
     """
 
-    __slots__ = ("args", "bodies", "call", "limit", "scans")
+    __slots__ = ("args", "bodies", "call", "limit", "scans", "tools")
 
     def __init__(
-        self, scans: BlockScan, limit: int, call: bool, args: bool, bodies: tuple[type[BodyReader], ...]
+        self,
+        scans: BlockScan,
+        limit: int,
+        call: bool,
+        args: bool,
+        bodies: tuple[type[BodyReader], ...],
+        tools: Mapping[str, Any] | None = None,
     ) -> None:
         self.scans = scans
         self.limit = limit
         self.call = call
         self.args = args
         self.bodies = bodies
+        self.tools = tools
 
     def guard(self, data: str, i: int, pos: int) -> Value | None:
         # a call body that can still begin as usual ({"name": "…), its name not closed yet: nothing to
@@ -237,7 +251,7 @@ class BlockStart(Reader):
                 return (k, HOLD, None)
             if opens:
                 break
-        return (k, BODY, body(self.scans, self.limit, self.call, self.args))
+        return (k, BODY, body(self.scans, self.limit, self.call, self.args, self.tools))
 
 
 class BodyReader(Reader):
@@ -245,7 +259,9 @@ class BodyReader(Reader):
 
     __slots__ = ("limit", "scans")
 
-    def __init__(self, scans: BlockScan, limit: int, call: bool, args: bool) -> None:
+    def __init__(
+        self, scans: BlockScan, limit: int, call: bool, args: bool, tools: Mapping[str, Any] | None = None
+    ) -> None:
         self.scans = scans
         self.limit = limit
 
@@ -322,7 +338,9 @@ class JsonBody(BodyReader):
         "top",
     )
 
-    def __init__(self, scans: BlockScan, limit: int, call: bool, args: bool) -> None:
+    def __init__(
+        self, scans: BlockScan, limit: int, call: bool, args: bool, tools: Mapping[str, Any] | None = None
+    ) -> None:
         self.scans = scans
         self.limit = limit
         self.in_string = False
@@ -638,9 +656,91 @@ class JsonBody(BodyReader):
 
 # ---------------------------------------------------------------------------------------- reader sets
 
+class XmlBody(BodyReader):
+    """An XML block body (``<function=NAME>`` … ``</function>``, docs/parsing.md §8.2), read by its
+    streaming reader (``_xmlstream.XmlStream``, its scanning state): the block ends at a
+    ``</tool_call>`` or ``<tool_call>`` only where the body's reading stands between parameters or
+    after a function (inside a value they are text), at a control token anywhere. ``NAME`` when the
+    first function's name is complete; with streamed arguments, ``DELTA`` for each piece of its
+    ``arguments`` JSON text (string values as they arrive). ``fed`` is the absolute offset up to which
+    the input went to the stream reader; the text before what it has not decided yet (and before the
+    size cut) is block text, the rest is held.
+    """
+
+    __slots__ = ("args", "fed", "named", "tools", "xml")
+
+    def __init__(
+        self, scans: BlockScan, limit: int, call: bool, args: bool, tools: Mapping[str, Any] | None = None
+    ) -> None:
+        self.scans = scans
+        self.limit = limit
+        self.tools = tools
+        self.args = args and call
+        self.named = not call
+        self.xml: XmlStream | None = None  # made at the body's first character
+        self.fed = -1
+
+    @classmethod
+    def opens(cls, data: str, k: int) -> bool | None:
+        if data.startswith(FUNCTION_OPEN, k):
+            return True
+        rest = data[k : k + len(FUNCTION_OPEN)]
+        return None if FUNCTION_OPEN.startswith(rest) else False
+
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        xml = self.xml
+        if xml is None:
+            xml = self.xml = XmlStream(pos + i, tools=self.tools)
+            self.fed = pos + i
+        n = len(data)
+        k = self.fed - pos
+        if not xml.done and (k < n or final):
+            stop = min(n, self.limit - pos + _XML_LOOK)  # what lies past the cut cannot end the block
+            if k < stop or (final and stop == n):  # (at the end, what it holds back is decided too)
+                xml.feed(data[k:stop] if k < stop else "", final=final and stop == n)
+                self.fed = max(self.fed, pos + stop)
+        if not self.named and xml.name is not None:
+            self.named = True
+            return (i, NAME, xml.name)
+        if self.args:
+            piece = xml.take_arguments()
+            if piece:
+                return (i, DELTA, piece)
+        return self._extent(data, i, pos, final, xml)
+
+    def _extent(self, data: str, i: int, pos: int, final: bool, xml: XmlStream) -> Value:
+        """Where the block ends in ``data``, or how much of it is surely block text."""
+        limit = self.limit
+        if xml.done:
+            if xml.end > limit:
+                return (limit - pos, CUT, None)
+            if xml.how == "end":
+                return REST
+            e = xml.end - pos
+            return (e, MARK, _ender_at(data, e))
+        if final or self.fed >= limit + _XML_LOOK:  # the body goes on past the cut
+            return (limit - pos, CUT, None)
+        h = min(xml.at, limit) - pos  # past the cut, text waits until the end is known
+        if h >= len(data):
+            return REST
+        return (max(h, i), HOLD, None)
+
+
+_XML_ENDERS = (CALL_CLOSE, CALL_OPEN, *CONTROL)
+_XML_LOOK = max(map(len, _XML_ENDERS))  # an ender at the cut is seen whole
+
+
+def _ender_at(data: str, e: int) -> str:
+    """The block ender (``</tool_call>``, ``<tool_call>``, a control token) at ``data[e]``."""
+    for tag in _XML_ENDERS:
+        if data.startswith(tag, e):
+            return tag
+    raise AssertionError(f"no block ender at {e}")  # pragma: no cover
+
+
 #: The body readers tried, in order, at a block's first non-blank character, by body kind (the
 #: profile's); ``PlainBody`` reads whatever none of them opens.
-BODY_READERS: dict[str, tuple[type[BodyReader], ...]] = {"json": (JsonBody,)}
+BODY_READERS: dict[str, tuple[type[BodyReader], ...]] = {"json": (JsonBody, XmlBody), "xml": (XmlBody, JsonBody)}
 
 
 def _unguarded(cls: type[Any]) -> type[Any]:

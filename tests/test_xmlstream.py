@@ -1,0 +1,134 @@
+"""_xmlstream against _xmlbody: the streaming reader finds the whole-text reader's extent, name and
+arguments on every chunking (1-character chunks included), XML bodies with every malformation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_toolcall._xmlbody import scan_bare_function, scan_xml_block
+from hermes_toolcall.statemachine._xmlstream import XmlStream
+from hermes_toolcall.testing import chunkings
+from hermes_toolcall.testing._xml import XmlCase, xml_completion_cases
+
+_PIECES = [
+    "<function=f>",
+    "<function=g>",
+    "<parameter=a>",
+    "<parameter=b>",
+    "</parameter>",
+    "</function>",
+    "</parameter1>",
+    "</parameter",
+    "</parameters>",
+    "</tool_call>",
+    "<tool_call>",
+    "<|im_end|>",
+    "\n",
+    "\r\n",
+    " ",
+    "x",
+    "<",
+    ">",
+    "=",
+    "\r",
+    "None",
+    "42",
+    "[1",
+    "{'a': 1}",
+    "true",
+    "\n<parameter=a>",
+    "\n<function=h>",
+]
+
+
+def _stream(text: str, start: int, chunks: list[str], tools: Any, bare: bool) -> XmlStream:
+    reader = XmlStream(start, tools=tools, bare=bare)
+    args = []
+    for k, chunk in enumerate(chunks):
+        reader.feed(chunk, final=k == len(chunks) - 1)
+        args.append(reader.take_arguments())
+        if reader.done:
+            break
+    if not reader.done:
+        reader.feed("", final=True)
+    reader._streamed = "".join(args) + reader.take_arguments()  # type: ignore[attr-defined]
+    return reader
+
+
+def _check(text: str, start: int, chunks: list[str], tools: Any) -> None:
+    block = scan_xml_block(text, start, strict=False, tools=tools)
+    reader = _stream(text, start, chunks, tools, bare=False)
+    assert (reader.end, reader.how) == (block.end, block.how), (text, chunks)
+    calls = block.body.calls
+    if calls:
+        first = calls[0]
+        head = text[start:].lstrip(" \t\n\r")
+        gt = head.find(">") if head.startswith("<function=") else -1
+        if reader.name is not None:
+            assert reader.name == first.name
+        if 0 <= gt and "\n" not in head[:gt] and "<" not in head[1:gt] and first.name:
+            assert reader.name == first.name  # announced as soon as its `>` is read
+        streamed = reader._streamed  # type: ignore[attr-defined]
+        assert first.arguments_json.startswith(streamed), (streamed, first.arguments_json)
+        if len(calls) == 1 or block.body.failure is None:
+            assert streamed == first.arguments_json, (streamed, first.arguments_json)
+
+
+def _split(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({min(max(c, 0), len(text)) for c in cuts})
+    out, prev = [], 0
+    for p in points:
+        out.append(text[prev:p])
+        prev = p
+    out.append(text[prev:])
+    return out
+
+
+_TOOLS = {
+    "f": {"properties": {"a": {"type": "string"}, "b": {"type": ["integer", "null"]}}},
+    "g": {"properties": {"a": {"type": "object"}, "b": {"enum": [1, "x"]}}},
+}
+
+
+@settings(max_examples=500)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=25),
+    st.lists(st.integers(0, 200), max_size=8),
+    st.booleans(),
+    st.sampled_from([None, _TOOLS]),
+)
+def test_fragments_agree(pieces: list[str], cuts: list[int], char_by_char: bool, tools: Any) -> None:
+    text = "<tool_call>\n<function=f>\n" + "".join(pieces)
+    body = text[len("<tool_call>") :]
+    chunks = list(body) if char_by_char else _split(body, cuts)
+    _check(text, len("<tool_call>"), chunks or [""], tools)
+
+
+@settings(max_examples=200)
+@given(st.data(), xml_completion_cases())
+def test_generated_blocks_agree(data: st.DataObject, case: XmlCase) -> None:
+    text = case.text
+    at = text.find("<tool_call>")
+    tools = {t["function"]["name"]: t["function"]["parameters"] for t in case.tools}
+    while at >= 0:
+        start = at + len("<tool_call>")
+        body = text[start:]
+        chunks = list(data.draw(chunkings(body))) if body else [""]
+        if scan_xml_block(text, start, strict=False, tools=tools).body.failure != "HT103":
+            _check(text, start, chunks, tools)
+        at = text.find("<tool_call>", start)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from([*_PIECES, "Done.", "\n\n"]), max_size=20), st.lists(st.integers(0, 200), max_size=8))
+def test_bare_functions_agree(pieces: list[str], cuts: list[int]) -> None:
+    text = "<function=f>" + "".join(pieces)
+    whole = scan_bare_function(text, 0, strict=False)
+    reader = _stream(text, 0, _split(text, cuts), None, bare=True)
+    if whole is None:
+        assert reader.how == "none", (text, reader.end)
+    else:
+        assert (reader.how, reader.end) == ("closed", whole.end), text
