@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from helpers import stream_options
+from helpers import stream_options, xml_dialect
 from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.errors import StreamError
 from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
@@ -24,6 +24,7 @@ from hermes_toolcall.statemachine._parser import places
 from hermes_toolcall.statemachine._readers import GUARDED, UNGUARDED, BlockStart, HeaderReader, TailReader, TextReader
 from hermes_toolcall.statemachine._table import STATE_KINDS, State, configs, key_state
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
+from hermes_toolcall.testing._xml import xml_completion_cases
 
 OPTIONS = stream_options(64)
 
@@ -200,3 +201,22 @@ def test_call_starts_deferred_until_the_name_closes_give_the_scanners_events(
         check(text, chunks, "completion", options)
     if data is not None:
         check(text, data.draw(chunkings(text)), "completion", options)
+
+
+@given(
+    st.data(),
+    xml_completion_cases(),
+    st.booleans(),
+    st.sampled_from([30, 200, 10_000]),
+    st.sampled_from(["hermes", xml_dialect("qwen3-coder")]),
+)
+@settings(max_examples=120)
+def test_xml_body_guard_gives_the_scanner_s_events(data: Any, case: Any, args: bool, limit: int, dialect: Any) -> None:
+    """The XML body's guard (block text with no ender in it kept for the stream reader, text without
+    ``<`` deferred, a ``<`` or ``</`` at the end held) gives the scanner's events chunk by chunk."""
+    chunks = data.draw(chunkings(case.text))
+    tools = list(case.tools) or None
+    options = {"stream_arguments": args, "max_block_chars": limit, "tools": tools, "dialect": dialect}
+    check(case.text, chunks, "completion", options)
+    for sized in fixed_sizes(case.text):
+        check(case.text, sized, "completion", options)

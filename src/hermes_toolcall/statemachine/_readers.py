@@ -667,7 +667,7 @@ class XmlBody(BodyReader):
     size cut) is block text, the rest is held.
     """
 
-    __slots__ = ("args", "fed", "named", "tools", "xml")
+    __slots__ = ("args", "fed", "named", "tools", "unfed", "xml")
 
     def __init__(
         self, scans: BlockScan, limit: int, call: bool, args: bool, tools: Mapping[str, Any] | None = None
@@ -679,6 +679,27 @@ class XmlBody(BodyReader):
         self.named = not call
         self.xml: XmlStream | None = None  # made at the body's first character
         self.fed = -1
+        self.unfed: list[str] = []  # block text taken by the guard, not given to ``xml`` yet
+
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        # without streamed arguments, once the name is out, only the block's end is looked for, and
+        # each ender starts with "<t", "</t" or "<|": text without one (nor a "<" or "</" at its end)
+        # is block text; it is kept, and read with the first data that may end the block (text
+        # without "<" is deferred by the buffer, and joins the next data that holds one)
+        if not self.named or self.args or self.xml is None or pos + len(data) > self.limit:
+            return None
+        if data.find("<", i) < 0:  # it waits, and so will the next chunks without "<" (the buffer's)
+            return (i, DEFER, self.limit)
+        m = _ENDER_HINT.search(data, i)
+        n = len(data)
+        h = n if m is None else m.start()
+        if h < n and m is not None and m.end() < n:
+            return None  # an ender may start here: ``read``
+        k = max(i, self.fed - pos)
+        if k < h:
+            self.unfed.append(data[k:h])
+            self.fed = pos + h
+        return REST if h == n else (h, HOLD, None)  # a "<" or "</" at the end waits for the next chunk
 
     @classmethod
     def opens(cls, data: str, k: int) -> bool | None:
@@ -690,15 +711,18 @@ class XmlBody(BodyReader):
     def read(self, data: str, i: int, pos: int, final: bool) -> Value:
         xml = self.xml
         if xml is None:
-            xml = self.xml = XmlStream(pos + i, tools=self.tools)
+            xml = self.xml = XmlStream(pos + i, tools=self.tools, args=self.args)
             self.fed = pos + i
         n = len(data)
         k = self.fed - pos
-        if not xml.done and (k < n or final):
-            stop = min(n, self.limit - pos + _XML_LOOK)  # what lies past the cut cannot end the block
-            if k < stop or (final and stop == n):  # (at the end, what it holds back is decided too)
-                xml.feed(data[k:stop] if k < stop else "", final=final and stop == n)
-                self.fed = max(self.fed, pos + stop)
+        stop = min(n, self.limit - pos + _XML_LOOK)  # what lies past the cut cannot end the block
+        if not xml.done and (k < stop or self.unfed or (final and stop == n)):  # (final: the held back too)
+            text = data[k:stop] if k < stop else ""
+            if self.unfed:
+                text = "".join(self.unfed) + text
+                self.unfed = []
+            xml.feed(text, final=final and stop == n)
+            self.fed = max(self.fed, pos + stop)
         if not self.named and xml.name is not None:
             self.named = True
             return (i, NAME, xml.name)
@@ -717,6 +741,8 @@ class XmlBody(BodyReader):
             if xml.how == "end":
                 return REST
             e = xml.end - pos
+            if e < i:  # an ender is decided once it is read whole, and nothing after one is given away
+                raise AssertionError(f"XML block end {xml.end} before the unread data at {pos + i}")
             return (e, MARK, _ender_at(data, e))
         if final or self.fed >= limit + _XML_LOOK:  # the body goes on past the cut
             return (limit - pos, CUT, None)
@@ -727,6 +753,8 @@ class XmlBody(BodyReader):
 
 
 _XML_ENDERS = (CALL_CLOSE, CALL_OPEN, *CONTROL)
+#: where an ender may start: each starts with "<t", "</t" or "<|" (a "<" or "</" at the end may become one)
+_ENDER_HINT = re.compile(r"<(?:/?t|\||/?\Z)")
 _XML_LOOK = max(map(len, _XML_ENDERS))  # an ender at the cut is seen whole
 
 

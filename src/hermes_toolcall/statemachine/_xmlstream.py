@@ -74,26 +74,42 @@ K_EMPTY, K_NUMBER, K_LITERAL, K_HELD, K_STRING = range(5)
 Step = int | tuple[str, int] | None
 
 
+_PREFIXES: dict[tuple[str, ...], frozenset[str]] = {}
+_TAG_START = re.compile(r"[<\r\n]")  # every tag starts with one of these
+
+
+def _prefixes(tags: tuple[str, ...]) -> frozenset[str]:
+    """The proper prefixes of ``tags`` (made once per tuple)."""
+    got = _PREFIXES.get(tags)
+    if got is None:
+        got = _PREFIXES[tags] = frozenset(t[:j] for t in tags for j in range(1, len(t)))
+    return got
+
+
 def _cut(w: str, start: int, tags: tuple[str, ...]) -> int:
     """The first index ``>= start`` from which ``w`` is a proper prefix of one of ``tags``, else ``len(w)``."""
     n = len(w)
-    for k in range(max(start, n - _LONGEST), n):
-        rest = w[k:]
-        if any(len(rest) < len(t) and t.startswith(rest) for t in tags):
+    prefixes = _prefixes(tags)
+    m = _TAG_START.search(w, max(start, n - _LONGEST))
+    while m is not None:
+        k = m.start()
+        if w[k:] in prefixes:
             return k
+        m = _TAG_START.search(w, k + 1)
     return n
 
 
 def _may_be_tag(rest: str, tags: tuple[str, ...]) -> bool:
-    return any(len(rest) < len(t) and t.startswith(rest) for t in tags)
+    return len(rest) < _LONGEST and rest in _prefixes(tags)
 
 
 class XmlStream:
     """Incremental reader of one XML body (see the module doc): ``feed`` it, read its fields."""
 
-    def __init__(self, base: int, *, tools: Mapping[str, Any] | None, bare: bool = False) -> None:
+    def __init__(self, base: int, *, tools: Mapping[str, Any] | None, bare: bool = False, args: bool = True) -> None:
         self.tools = tools
         self.bare = bare
+        self.args = args  # the arguments are streamed (else only the extent and the name are read)
         self.state = HEAD
         self.carry = ""  # the undecided text, from absolute offset `at`
         self.at = base
@@ -103,7 +119,7 @@ class XmlStream:
         self.name_end = -1
         self.functions = 0
         self._out: list[str] = []  # argument pieces of the first function not taken yet
-        self._first = False  # reading the first function
+        self._first = False  # reading the first function, its arguments streamed
         self._params = 0  # parameters of the first function so far
         self._buf: list[str] = []  # a name or key being read
         self._fn_params: Any = None  # the current function's `parameters` schema (or None)
@@ -209,7 +225,7 @@ class XmlStream:
         if self._first:
             self._close_arguments()
         self.functions += 1
-        self._first = self.functions == 1
+        self._first = self.functions == 1 and self.args
         self.state = NAME
         self._buf = []
         self._keys = set()
@@ -237,7 +253,7 @@ class XmlStream:
             text = text.rstrip(" \t")
         after = k + 1 if gt else k
         if self.state == NAME:
-            if self._first and gt and text:
+            if self.functions == 1 and gt and text:
                 self.name = text
                 self.name_end = base + after
             self._fn_params = self.tools.get(text) if self.tools is not None else None
@@ -331,12 +347,12 @@ class XmlStream:
         self._np = self._nf = 0
         self._lit = ""
         self._ws_after = False
-        found, schema = parameter_schema(self._fn_params, key) if self._fn_params is not None else (False, None)
-        types = allowed_types(schema) if found else None
-        self._found, self._schema = found, schema
-        self._types = _SCHEMALESS if types is None else types
-        self._kind = K_STRING if self._types == frozenset({"string"}) else K_EMPTY
         if self._first:
+            found, schema = parameter_schema(self._fn_params, key) if self._fn_params is not None else (False, None)
+            types = allowed_types(schema) if found else None
+            self._found, self._schema = found, schema
+            self._types = _SCHEMALESS if types is None else types
+            self._kind = K_STRING if self._types == frozenset({"string"}) else K_EMPTY
             self._out.append(("{" if not self._params else ", ") + jsonio.dumps_spaced(key) + ": ")
             self._params += 1
             if self._kind == K_STRING:
