@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) writes, as _xmlbody
 from typing import Any
 
-from .. import _jsonio as jsonio
 from .._xmlbody import CLOSER_PATTERN
 from .._xmltypes import allowed_types, parameter_schema, type_value
 from ..tags import CALL_CLOSE, CALL_OPEN, CONTROL, FUNCTION_CLOSE, FUNCTION_OPEN, PARAMETER_OPEN
@@ -353,7 +353,7 @@ class XmlStream:
             self._found, self._schema = found, schema
             self._types = _SCHEMALESS if types is None else types
             self._kind = K_STRING if self._types == frozenset({"string"}) else K_EMPTY
-            self._out.append(("{" if not self._params else ", ") + jsonio.dumps_spaced(key) + ": ")
+            self._out.append(("{" if not self._params else ", ") + encode_basestring(key) + ": ")
             self._params += 1
             if self._kind == K_STRING:
                 self._out.append('"')
@@ -540,7 +540,7 @@ class XmlStream:
         """Stream string text, holding its last two characters (they may be the value's last newline)."""
         text = self._tail + text
         if len(text) > 2:
-            self._out.append(jsonio.dumps_spaced(text[:-2])[1:-1])
+            self._out.append(encode_basestring(text[:-2])[1:-1])
             text = text[-2:]
         self._tail = text
 
@@ -587,7 +587,7 @@ class XmlStream:
         tail = self._lead or "\n"
         if self._kind == K_STRING:
             text = self._tail[: -len(tail)] if self._tail.endswith(tail) else self._tail
-            self._out.append(jsonio.dumps_spaced(text)[1:-1] + '"')
+            self._out.append(encode_basestring(text)[1:-1] + '"')
             self._tail = ""
             return
         text = "".join(self._parts)
