@@ -686,8 +686,15 @@ class XmlBody(BodyReader):
         # each ender starts with "<t", "</t" or "<|": text without one (nor a "<" or "</" at its end)
         # is block text; it is kept, and read with the first data that may end the block (text
         # without "<" is deferred by the buffer, and joins the next data that holds one)
-        if not self.named or self.args or self.xml is None or pos + len(data) > self.limit:
+        if not self.named or self.xml is None or pos + len(data) > self.limit:
             return None
+        if self.args:  # a run of a string value being streamed: its delta, read in bulk
+            k = self.fed - pos
+            if k < i or k >= len(data) or not self.xml.string_run(data[k:]):
+                return None
+            self.fed = pos + len(data)
+            piece = self.xml.take_arguments()
+            return (len(data), DELTA, piece) if piece else REST
         if data.find("<", i) < 0:  # it waits, and so will the next chunks without "<" (the buffer's)
             return (i, DEFER, self.limit)
         m = _ENDER_HINT.search(data, i)

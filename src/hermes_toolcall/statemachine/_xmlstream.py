@@ -153,6 +153,18 @@ class XmlStream:
         self._out.clear()
         return out
 
+    def string_run(self, text: str) -> bool:
+        """Take ``text`` in bulk when it can only go on with a string value being streamed (no ``<`` in
+        it, no line end at its end, nothing undecided before it): what ``feed`` would do with it.
+        False: ``feed`` it."""
+        if self.state != VALUE or not self._first or self._kind != K_STRING or self._skip or self.carry:
+            return False
+        if self._lead is None or not text or "<" in text or text[-1] in "\r\n":  # (a line end may start a tag)
+            return False
+        self._send(text)
+        self.at += len(text)
+        return True
+
     # ------------------------------------------------------------------ the loop
     def feed(self, chunk: str, *, final: bool = False) -> None:
         """Read ``chunk``, the next text of the body; ``final``: the input ends after it."""
