@@ -81,7 +81,8 @@ def test_line_index_spans_in_any_order(text: str, offsets: list[int]) -> None:
 
 
 def test_profiles_cover_the_dialects() -> None:
-    assert set(DIALECTS) == {"hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq", "omp"}
+    assert set(DIALECTS) == {"hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq", "omp", "qwen3-coder", "qwen3.5",
+                             "nemotron-3", "step-3.5"}
     assert get_profile("omp").json_style == "compact"
     assert get_profile(DIALECTS["qwq"]) is DIALECTS["qwq"]
     with pytest.raises(UsageError, match="unknown dialect"):

@@ -7,11 +7,18 @@ test asserts that ``render`` raises ``RenderError`` exactly where the oracle rai
 - ``tools=None`` with the HF Hermes template (``TypeError: 'NoneType' object is not iterable``);
 - a parameter type ``"null"`` (alone or in a type list) in the Hermes templates (``RecursionError``);
 - an assistant message without ``content`` in Qwen3 (always) and QwQ (except the final turn),
-  and a call without ``arguments`` in the Qwen templates (``UndefinedError``/``TypeError``).
+  and a call without ``arguments`` in the Qwen templates (``UndefinedError``/``TypeError``);
+- the XML-body templates' own raises (Qwen3.5: no user query, a later system message, an unknown role,
+  a mapping as content; Qwen3-Coder: a message without string content; all four: no messages).
+
+The XML-body dialects (``string_arguments="decode"``) render a JSON-string ``arguments`` as the object it
+holds, where their templates raise ``TypeError`` on a string: the oracle is given that object, as vLLM gives
+it (``_postprocess_messages`` decodes the OpenAI wire form before templating).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -25,11 +32,12 @@ from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.render import render
 from hermes_toolcall.render._oracle import OracleCrash, oracle_render
 
-TEMPLATE_DIALECTS = ["hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq"]
+TEMPLATE_DIALECTS = ["hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq", "qwen3-coder", "qwen3.5", "nemotron-3",
+                     "step-3.5"]
 BOS = "<|begin_of_text|>"
 
 _SNIPPETS = ["<think>", "</think>", "\n", "\n\n", "<tool_response>", "</tool_response>", '"', "{", "}", " ",
-             "°C", "Zürich", "東京", "🙂", "\\", "'"]
+             "°C", "Zürich", "東京", "🙂", "\\", "'", "</parameter>", "<parameter=", "True", "None", "  "]
 _alphabet = st.characters(codec="utf-8")  # utf-8 excludes lone surrogates
 text = st.lists(st.one_of(st.text(_alphabet, max_size=8), st.sampled_from(_SNIPPETS)), max_size=5).map("".join)
 ident = st.from_regex(r"[a-z_][a-z0-9_]{0,10}", fullmatch=True)
@@ -115,13 +123,20 @@ def assistant(draw: st.DrawFn, with_calls: bool) -> dict[str, Any]:
     return m
 
 
+_part = st.one_of(st.builds(lambda t: {"type": "text", "text": t}, text), st.just({"type": "image"}),
+                  st.just({"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}}),
+                  st.just({"type": "video"}), st.builds(lambda t: {"type": "text", "value": t}, text))
+# rarely, content as a list of parts (Qwen3.5 and Step read them; the others print or refuse them)
+any_content = st.one_of(text, text, text, text, text, text, text, text, text, st.lists(_part, max_size=3))
+
+
 @st.composite
 def conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
     msgs: list[dict[str, Any]] = []
     if draw(st.booleans()):
-        msgs.append({"role": "system", "content": draw(text)})
+        msgs.append({"role": "system", "content": draw(any_content)})
     for _ in range(draw(st.integers(1, 3))):
-        msgs.append({"role": "user", "content": draw(text)})
+        msgs.append({"role": "user", "content": draw(any_content)})
         for _ in range(draw(st.integers(0, 2))):
             calls = draw(st.integers(0, 1)) == 1
             a = draw(assistant(calls))
@@ -145,7 +160,32 @@ def request(draw: st.DrawFn) -> dict[str, Any]:
 
 
 _kwargs: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
-    {}, optional={"enable_thinking": st.booleans(), "bos_token": st.just(BOS)})
+    {}, optional={"enable_thinking": st.booleans(), "bos_token": st.just(BOS),
+                  "truncate_history_thinking": st.booleans(), "add_vision_id": st.booleans()})
+
+
+def _decoded(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with each JSON-string ``arguments`` holding an object decoded (vLLM's preprocessing)."""
+    out = []
+    for m in messages:
+        calls = m.get("tool_calls")
+        if isinstance(calls, list):
+            fixed = []
+            for c in calls:
+                fn = c.get("function") if isinstance(c.get("function"), dict) else None
+                target = fn if fn is not None else c
+                args = target.get("arguments")
+                if isinstance(args, str):
+                    try:
+                        value = json.loads(args)
+                    except ValueError:
+                        value = args
+                    if isinstance(value, dict):
+                        target = {**target, "arguments": value}
+                fixed.append({**c, "function": target} if fn is not None else target)
+            m = {**m, "tool_calls": fixed}
+        out.append(m)
+    return out
 
 
 def compare(dialect: str, req: dict[str, Any]) -> None:
@@ -153,9 +193,9 @@ def compare(dialect: str, req: dict[str, Any]) -> None:
     assert profile.template is not None
     source = template_source(profile.template)
     kwargs = dict(req["kwargs"])
+    given = _decoded(req["messages"]) if profile.string_arguments == "decode" else req["messages"]
     try:
-        expected: str | None = oracle_render(source, req["messages"], req["tools"], req["add_generation_prompt"],
-                                             **kwargs)
+        expected: str | None = oracle_render(source, given, req["tools"], req["add_generation_prompt"], **kwargs)
     except OracleCrash:
         expected = None
     if expected is None:

@@ -28,6 +28,7 @@ from . import _jsonio as jsonio
 from ._construct import positional
 from ._diagnostics import CATALOGUE
 from ._lenient_json import LenientResult, Member, TopValue, scan
+from ._xml_catalogue import decode_xml_catalogue
 from .errors import DecodeError
 
 __all__ = [
@@ -521,7 +522,8 @@ def _hermes_tool(chunk: str) -> dict[str, Any] | None:
 def decode_tools_block(inner: str) -> tuple[dict[str, Any], ...]:
     """Tool objects found in a ``<tools>`` catalogue, in any shape seen in the wild (never raises).
 
-    Tried in order: a JSON array (or object); one JSON object per line (Qwen, omp); the Hermes
+    Tried in order: the XML-like list of Qwen3-Coder and Nemotron (``_xml_catalogue``); a JSON array (or
+    object); one JSON object per line (Qwen, Qwen3.5, Step, omp); the Hermes
     template's pseudo-JSON (raw descriptions, missing final brace), rebuilt as
     ``{"type": "function", "function": {"name", "description", "parameters"}}`` with the description as
     written; a Python-literal list (NousResearch ``sys_prompt``). Nothing readable gives ``()``.
@@ -534,6 +536,10 @@ def decode_tools_block(inner: str) -> tuple[dict[str, Any], ...]:
     text = inner.strip(_WS)
     if not text:
         return ()
+    if text.startswith("<function>"):
+        listed = decode_xml_catalogue("\n" + text)
+        if listed is not None:
+            return listed
     found = _objects(jsonio.loads_or_none(text))
     if found is not None:
         return found

@@ -48,10 +48,51 @@ class DialectProfile:
             are given (None: no system turn).
         default_system_with_tools: system text placed before ``\n\n# Tools`` when ``messages[0]`` is
             not a system message (None: the tools prompt starts with ``# Tools``).
-        generation_prompt_no_thinking: generation prompt when ``enable_thinking=False`` is passed
-            (None: ``enable_thinking`` is ignored).
+        generation_prompt_no_thinking: generation prompt when thinking is switched off (None:
+            ``enable_thinking`` is ignored).
         body_kind: what a ``<tool_call>`` block holds: ``json`` (``{"name": …, "arguments": …}``) or
             ``xml`` (``<function=NAME>`` with one ``<parameter=KEY>`` per argument, chatml-family.md §2).
+        think_suffix: what the template writes between ``</think>`` and the content (``\n\n`` in the
+            Qwen templates, ``\n`` in Nemotron and Step, nothing in omp).
+        thinking_switch: how ``enable_thinking`` selects ``generation_prompt_no_thinking``: ``is-false``
+            (only the value ``False``, the Qwen templates' ``enable_thinking is false``) or ``falsy``
+            (any false value, Nemotron's ``{% if enable_thinking %}``).
+        content_call_separator: what the template writes between non-empty content and the first call
+            block (``None``: content beside calls is dropped).
+        call_separator: what the template writes between two call blocks of one turn.
+        calls_suffix: what the template writes after the last call block of a turn, before ``<|im_end|>``.
+        result_newlines: whether the template writes a newline after ``<tool_response>`` and one before
+            ``</tool_response>`` (Step writes neither).
+        result_separator: where the newline between the result blocks of one turn goes: ``before``
+            each block (the header has none), ``after`` each block, ``between`` blocks only, or ``none``.
+        orphan_result_header: whether a result that follows no message still opens a result turn
+            (Step); the others write it with no header (outside any turn).
+        tools_intro: the text between the system text (and its separator) and ``<tools>`` (XML family).
+        tools_instructions: the text between ``\n</tools>`` and the end of the tools system turn
+            (XML family: the call format the template teaches).
+        catalogue_keys: the order of a tool's keys in the XML-like catalogue (``tools_block="xml-list"``):
+            ``dict-order`` (Qwen3-Coder) or ``enum-first-required-last`` (Nemotron).
+        system_with_tools: where the system text goes in the tools turn: ``before`` ``# Tools`` or
+            ``after`` the instructions (Qwen3.5).
+        system_separator: when ``\n\n`` separates the system text from the tools section: ``always``
+            when there is a system message, or ``if-nonempty``.
+        system_turn: ``if-any`` (a system turn only for a system message or tools) or ``always``
+            (Nemotron writes an empty one).
+        content_parts: how non-string content is read (XML family): ``none`` (the template concatenates
+            it: a string is required), ``vision`` (Qwen3.5: text parts, image/video placeholders),
+            ``value-or-text`` (Step: ``value``/``text`` of a mapping or of text parts, ``<im_patch>``).
+        trim_content: the template trims every content (Qwen3.5).
+        coerce_text: the template prints names, keys and user/system content with ``str()`` where the
+            others concatenate (and crash on a non-string) (Nemotron).
+        other_roles: messages of other roles (``developer`` …): ``plain`` turns, ``error`` (the template
+            raises) or ``dropped``.
+        later_system: a system message after the first: ``plain``, ``error``, or ``observation`` (a plain
+            turn, role ``observation`` when its ``name`` is ``observation``: Step).
+        system_in_loop: whether the template's message loop includes a leading system message (Qwen3.5,
+            Step) or runs over the messages after it (Qwen3-Coder, Nemotron: a result right after the
+            system message then opens no turn).
+        no_query: what the template does when no user message is a query (``reasoning=
+            "after-last-query"``): ``error`` (Qwen3.5 raises) or ``last`` (the last message counts).
     """
 
     name: str
@@ -59,10 +100,10 @@ class DialectProfile:
     template: str | None
     json_style: Literal["spaced", "compact"]
     string_arguments: Literal["verbatim", "encode", "decode"]
-    result_role: Literal["tool", "user"]
-    content_before_calls: Literal["dropped", "kept", "kept-if-truthy", "kept-no-separator"]
-    reasoning: Literal["none", "qwen3", "qwq", "every-turn"]
-    tools_block: Literal["hermes", "qwen", "omp"]
+    result_role: Literal["tool", "user", "tool_response"]
+    content_before_calls: Literal["dropped", "kept", "kept-if-truthy", "kept-no-separator", "kept-trimmed"]
+    reasoning: Literal["none", "qwen3", "qwq", "every-turn", "after-last-query", "history-truncated"]
+    tools_block: Literal["hermes", "qwen", "omp", "xml-list", "json-list"]
     bos: bool
     generation_prompt: str
     reasoning_kinds: tuple[ReasoningKind, ...] = ("think", "scratch_pad")
@@ -74,6 +115,47 @@ class DialectProfile:
     default_system_with_tools: str | None = None
     generation_prompt_no_thinking: str | None = None
     body_kind: Literal["json", "xml"] = "json"
+    think_suffix: str = "\n\n"
+    thinking_switch: Literal["is-false", "falsy"] = "is-false"
+    content_call_separator: str | None = "\n"
+    call_separator: str = "\n"
+    calls_suffix: str = ""
+    result_newlines: bool = True
+    result_separator: Literal["before", "after", "between", "none"] = "before"
+    orphan_result_header: bool = False
+    tools_intro: str = ""
+    tools_instructions: str = ""
+    catalogue_keys: Literal["dict-order", "enum-first-required-last"] = "dict-order"
+    system_with_tools: Literal["before", "after"] = "before"
+    system_separator: Literal["always", "if-nonempty"] = "always"
+    system_turn: Literal["if-any", "always"] = "if-any"
+    content_parts: Literal["none", "vision", "value-or-text"] = "none"
+    trim_content: bool = False
+    coerce_text: bool = False
+    other_roles: Literal["plain", "error", "dropped"] = "dropped"
+    later_system: Literal["plain", "error", "observation"] = "plain"
+    system_in_loop: bool = True
+    no_query: Literal["error", "last"] = "last"
+
+
+def _instructions(*, what: str, example_value: str, first_rule: str, rest: bool) -> str:
+    """The call-format instructions the XML templates write after ``</tools>`` (chatml-family.md §2)."""
+    rules = [first_rule, "Required parameters MUST be specified"]
+    if rest:
+        rules += ["You may provide optional reasoning for your function call in natural language BEFORE the "
+                  "function call, but NOT after",
+                  "If there is no function call available, answer the question like normal with your current "
+                  "knowledge and do not tell the user about function calls"]
+    return (f"\n\nIf you choose to call {what} ONLY reply in the following format with NO suffix:\n\n"
+            "<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n"
+            f"</parameter>\n<parameter=example_parameter_2>\n{example_value}\n</parameter>\n</function>\n"
+            "</tool_call>\n\n<IMPORTANT>\nReminder:\n" + "".join(f"- {r}\n" for r in rules) + "</IMPORTANT>")
+
+
+_MULTILINE = "This is the value for the second parameter\nthat can span\nmultiple lines"
+_NESTED = ("Function calls MUST follow the specified format: an inner <function=...></function> block must be "
+           "nested within <tool_call></tool_call> XML tags")
+_FUNCTIONS = "# Tools\n\nYou have access to the following functions:\n\n"
 
 
 _HERMES_TEMPLATE = "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"
@@ -96,6 +178,8 @@ DIALECTS: dict[str, DialectProfile] = {
             tools_none="error",
             calls_turn="key",
             missing_arguments="stray-comma",
+            content_call_separator=None,
+            result_separator="after",
         ),
         DialectProfile(
             name="hermes-vllm",
@@ -113,6 +197,8 @@ DIALECTS: dict[str, DialectProfile] = {
             tools_turn_suffix="",
             calls_turn="key",
             missing_arguments="omit",
+            content_call_separator=None,
+            result_separator="after",
         ),
         DialectProfile(
             name="qwen3",
@@ -170,6 +256,126 @@ DIALECTS: dict[str, DialectProfile] = {
             bos=False,
             generation_prompt=f"{IM_START}{ASSISTANT}\n",
             missing_arguments="empty-object",
+            think_suffix="",
+            content_call_separator="",
+            result_separator="between",
+        ),
+        DialectProfile(
+            name="qwen3-coder",
+            description="Qwen3-Coder chat template (XML bodies; Qwen3-Coder-30B-A3B / 480B-A35B, Qwen3-Coder-Next).",
+            template="Qwen3-Coder.jinja",
+            body_kind="xml",
+            json_style="spaced",
+            string_arguments="decode",
+            result_role="user",
+            content_before_calls="kept-trimmed",
+            reasoning="none",
+            tools_block="xml-list",
+            bos=False,
+            generation_prompt=f"{IM_START}assistant\n",
+            reasoning_kinds=("think",),
+            missing_arguments="empty-object",
+            default_system_with_tools="You are Qwen, a helpful AI assistant that can interact with a computer to "
+            "solve tasks.",
+            content_call_separator="\n\n",
+            result_newlines=True,
+            result_separator="after",
+            tools_intro="# Tools\n\nYou have access to the following tools:\n\n",
+            tools_instructions=_instructions(
+                what="a tool", example_value="value_2", rest=True,
+                first_rule="Function calls MUST follow the specified format: the tool calling block MUST begin "
+                "with an opening <tool_call> tag and end with a closing </tool_call> tag."),
+            other_roles="plain",
+            system_in_loop=False,
+        ),
+        DialectProfile(
+            name="qwen3.5",
+            description="Qwen3.5 chat template (XML bodies; Qwen/Qwen3.5-4B, also Qwen3.6 / Qwen3.8).",
+            template="Qwen3.5-4B.jinja",
+            body_kind="xml",
+            json_style="spaced",
+            string_arguments="decode",
+            result_role="user",
+            content_before_calls="kept-trimmed",
+            reasoning="after-last-query",
+            tools_block="json-list",
+            bos=False,
+            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
+            generation_prompt_no_thinking=f"{IM_START}assistant\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n",
+            reasoning_kinds=("think",),
+            missing_arguments="empty-object",
+            content_call_separator="\n\n",
+            result_separator="before",
+            tools_intro=_FUNCTIONS,
+            tools_instructions=_instructions(what="a function", example_value=_MULTILINE, rest=True,
+                                             first_rule=_NESTED),
+            system_with_tools="after",
+            system_separator="if-nonempty",
+            content_parts="vision",
+            trim_content=True,
+            other_roles="error",
+            later_system="error",
+            no_query="error",
+        ),
+        DialectProfile(
+            name="nemotron-3",
+            description="NVIDIA Nemotron 3 Nano chat template (XML bodies; NVIDIA-Nemotron-3-Nano-30B-A3B-BF16).",
+            template="NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja",
+            body_kind="xml",
+            json_style="spaced",
+            string_arguments="decode",
+            result_role="user",
+            content_before_calls="kept-trimmed",
+            reasoning="history-truncated",
+            tools_block="xml-list",
+            bos=False,
+            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
+            generation_prompt_no_thinking=f"{IM_START}assistant\n{THINK_OPEN}{THINK_CLOSE}",
+            reasoning_kinds=("think",),
+            missing_arguments="empty-object",
+            think_suffix="\n",
+            thinking_switch="falsy",
+            content_call_separator="\n",
+            calls_suffix="\n",
+            result_separator="after",
+            tools_intro=_FUNCTIONS,
+            tools_instructions=_instructions(what="a function", example_value=_MULTILINE, rest=True,
+                                             first_rule=_NESTED),
+            catalogue_keys="enum-first-required-last",
+            system_separator="if-nonempty",
+            system_turn="always",
+            coerce_text=True,
+            other_roles="plain",
+            system_in_loop=False,
+        ),
+        DialectProfile(
+            name="step-3.5",
+            description="StepFun Step 3.5 Flash chat template (XML bodies; stepfun-ai/Step-3.5-Flash).",
+            template="StepFun3.5-Flash.jinja",
+            body_kind="xml",
+            json_style="spaced",
+            string_arguments="decode",
+            result_role="tool_response",
+            content_before_calls="kept-no-separator",
+            reasoning="after-last-query",
+            tools_block="json-list",
+            bos=True,
+            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
+            reasoning_kinds=("think",),
+            missing_arguments="empty-object",
+            think_suffix="\n",
+            content_call_separator="",
+            call_separator="",
+            result_newlines=False,
+            result_separator="none",
+            orphan_result_header=True,
+            tools_intro="# Tools\n\nYou have access to the following functions in JSONSchema format:\n\n",
+            tools_instructions=_instructions(
+                what="a function", example_value=_MULTILINE, rest=False,
+                first_rule="Function calls MUST follow the specified format: an inner <function=...>\n...\n"
+                "</function> block must be nested within <tool_call>\n...\n</tool_call> XML tags"),
+            content_parts="value-or-text",
+            later_system="observation",
         ),
     )
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._jsonio import dumps_compact, loads
@@ -70,9 +70,12 @@ def call_json(call: Mapping[str, Any] | FunctionCall, *, dialect: str | DialectP
 
 
 def render_tool_call(call: Mapping[str, Any] | FunctionCall, *, dialect: str | DialectProfile = "hermes",
-                     allow_injection: bool = False) -> str:
+                     allow_injection: bool = False, tools: Sequence[Mapping[str, Any]] | None = None) -> str:
     """One ``<tool_call>`` block; it parses back to exactly this call, or ``RenderError`` (``field`` ``name`` or
-    ``arguments``) unless ``allow_injection``.
+    ``arguments``, ``arguments.KEY`` in an XML body) unless ``allow_injection``.
+
+    ``tools`` types an XML body's values for the guard (docs/dialects.md, "The guard on XML bodies"): without
+    them, only string values that read as nothing else render.
 
     Raises:
         RenderError: the call cannot be rendered, or would not parse back to itself.
@@ -81,24 +84,44 @@ def render_tool_call(call: Mapping[str, Any] | FunctionCall, *, dialect: str | D
     '<tool_call>\\n{"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}\\n</tool_call>'
     >>> render_tool_call({"name": "read", "arguments": {"path": "a.ts"}}, dialect="omp")
     '<tool_call>\\n{"name":"read","arguments":{"path":"a.ts"}}\\n</tool_call>'
+    >>> print(render_tool_call({"name": "read", "arguments": '{"path": "a.ts"}'}, dialect="qwen3.5"))
+    <tool_call>
+    <function=read>
+    <parameter=path>
+    a.ts
+    </parameter>
+    </function>
+    </tool_call>
     """
     profile = get_profile(dialect)
+    fn = {"name": call.name, "arguments": call.arguments} if isinstance(call, FunctionCall) else call_function(call)
+    if profile.body_kind == "xml":
+        from ._xml import xml_call
+
+        block = xml_call(get(fn, "name"), get(fn, "arguments"), profile)[0]
+        if not allow_injection:
+            from ._roundtrip import verify_xml_call_block  # local import: roundtrip imports the parser
+
+            verify_xml_call_block(block, get(fn, "name"), get(fn, "arguments"), profile, tools)
+        return block
     block = f"{CALL_OPEN}\n" + call_json(call, dialect=profile) + f"\n{CALL_CLOSE}"
     if not allow_injection:
         from ._roundtrip import verify_call_block  # local import: roundtrip imports the parser
 
-        fn = {"name": call.name, "arguments": call.arguments} if isinstance(call, FunctionCall) else call_function(call)
         verify_call_block(block, get(fn, "name"), get(fn, "arguments"), profile)
     return block
 
 
 def render_tool_calls(calls: Iterable[Mapping[str, Any] | FunctionCall], *,
-                      dialect: str | DialectProfile = "hermes", allow_injection: bool = False) -> str:
-    """Parallel calls: consecutive ``<tool_call>`` blocks joined by ``\\n`` (``""`` for no calls), each guarded as
-    ``render_tool_call``.
+                      dialect: str | DialectProfile = "hermes", allow_injection: bool = False,
+                      tools: Sequence[Mapping[str, Any]] | None = None) -> str:
+    """Parallel calls: consecutive ``<tool_call>`` blocks joined by the dialect's ``call_separator`` (``""`` for no
+    calls), each guarded as ``render_tool_call``.
 
     >>> render_tool_calls([{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}], dialect="omp")
     '<tool_call>\\n{"name":"a","arguments":{}}\\n</tool_call>\\n<tool_call>\\n{"name":"b","arguments":{}}\\n</tool_call>'
     """
-    return "\n".join(render_tool_call(c, dialect=dialect, allow_injection=allow_injection) for c in calls)
+    profile = get_profile(dialect)
+    return profile.call_separator.join(render_tool_call(c, dialect=profile, allow_injection=allow_injection,
+                                                        tools=tools) for c in calls)
 

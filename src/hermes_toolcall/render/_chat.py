@@ -41,6 +41,7 @@ from ._writers import (
     _role,
     _system_prompt,
 )
+from ._xmlchat import generation_prompt, render_xml_family
 
 __all__ = ["check_round_trip", "prescan", "recorded_render", "render_chat", "render_thinking"]
 
@@ -362,13 +363,14 @@ def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_pro
         out, n = _hermes(ctx, tools, bos)
     elif profile.tools_block == "qwen":
         out, n = _qwen(ctx, tools, kwargs.get("enable_thinking", MISSING))
-    else:
+    elif profile.tools_block == "omp":
         out, n = _omp(ctx, tools)
+    else:
+        bos_token = kwargs.get("bos_token")
+        bos = jinja_str(bos_token) if profile.bos and bos_token is not None else ""
+        out, n = render_xml_family(ctx, tools, kwargs, bos)
     if add_generation_prompt:
-        if profile.generation_prompt_no_thinking is not None and kwargs.get("enable_thinking", MISSING) is False:
-            prompt = profile.generation_prompt_no_thinking
-        else:
-            prompt = profile.generation_prompt
+        prompt = generation_prompt(profile, kwargs)
         # Qwen3's closed empty block (QwQ's open <think> is not structure: its reasoning is content)
         if ctx.rec is not None and ctx.rec.reasoning and THINK_OPEN in prompt:
             ctx.rec.items.append((len(out), ("reasoning",), (None, "generation prompt")))

@@ -39,6 +39,7 @@ __all__ = [
     "verify",
     "verify_call_block",
     "verify_prompt",
+    "verify_xml_call_block",
 ]
 
 NEVER = "\x00never"  # an expected value no parse gives: the arguments cannot round-trip
@@ -304,8 +305,11 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
     if origin is not None and origin[0] is not None and item is None:  # an item the parse lost: its message
         index = origin[0]
         own = dict(_fields(messages[index], profile))
-        field = _call_field(origin[1], own)
-        offset = _bad_offset(field, own.get(field, ""))
+        if profile.body_kind == "xml" and origin[1].endswith("."):
+            field, offset = _xml_culprit(origin[1], own)
+        else:
+            field = _call_field(origin[1], own)
+            offset = _bad_offset(field, own.get(field, ""))
     else:
         index, field, offset = _locate(text, pieces, rec, pos, origin, messages, tools, profile)
         if origin == (None, "tools") and item is not None and item[0] == "tools" and tools and (
@@ -383,7 +387,9 @@ def _fields(message: Mapping[str, Any], profile: DialectProfile) -> list[tuple[s
             prefix = f"tool_calls[{k}].function." if isinstance(get(call, "function"), Mapping) else f"tool_calls[{k}]."
             out.append((prefix + "name", jinja_str(get(fn, "name"))))
             args = get(fn, "arguments")
-            if isinstance(args, str):
+            if profile.body_kind == "xml":
+                out.extend(_xml_fields(prefix, args))
+            elif isinstance(args, str):
                 out.append((prefix + "arguments", args))
             elif args is not MISSING:
                 try:
@@ -392,6 +398,48 @@ def _fields(message: Mapping[str, Any], profile: DialectProfile) -> list[tuple[s
                 except (TypeError, ValueError, RecursionError):
                     pass
     return out
+
+
+def _xml_fields(prefix: str, args: Any) -> list[tuple[str, str]]:
+    """An XML call's argument values as written, one field per key (``…arguments.KEY``)."""
+    from ._xml import xml_value  # local import: xml imports this module's neighbours
+
+    if isinstance(args, str):
+        try:
+            args = loads(args)
+        except DecodeError:
+            return [(prefix + "arguments", args)]
+    if not isinstance(args, Mapping):
+        return []
+    out = []
+    for key, value in args.items():
+        try:
+            out.append((f"{prefix}arguments.{jinja_str(key)}", xml_value(value)))
+        except (TypeError, ValueError, RecursionError):
+            continue
+    return out
+
+
+_XML_MARKER = re.compile(r"</?(?:parameter|function)\b|</?tool_call>|<\|im_(?:start|end)\|>|<")
+
+
+def _xml_culprit(prefix: str, own: Mapping[str, str]) -> tuple[str, int]:
+    """The field of an XML call the parse lost that broke it: the first argument value holding a tag (at the tag),
+    else the name when it is not plain, else the first argument key's value."""
+    name = own.get(prefix + "name", "")
+    if not re.fullmatch(r"[^\s<>\x00-\x1f\x7f](?:[^<>\x00-\x1f\x7f]*[^\s<>\x00-\x1f\x7f])?", name):
+        bad = re.search(r"[<>\x00-\x1f\x7f]", name)
+        return prefix + "name", bad.start() if bad else 0
+    values = [(f, v) for f, v in own.items() if f.startswith(prefix + "arguments")]
+    for field, value in values:
+        match = _XML_MARKER.search(value)
+        if match is not None and match.group() != "<":
+            return field, match.start()
+    for field, value in values:
+        at = value.find("<")
+        if at >= 0:
+            return field, at
+    return (values[0][0], 0) if values else (prefix + "arguments", 0)
 
 
 def _call_field(field: str, own: Mapping[str, str]) -> str:
@@ -449,6 +497,8 @@ def _locate(text: str, pieces: Sequence[str], rec: Recorder, pos: int, origin: t
     if origin is not None and origin[0] is not None and origin[0] in indices:
         i = origin[0]
         own = {f: v for j, f, v in fields if j == i}
+        if profile.body_kind == "xml" and origin[1].endswith("."):
+            return (i, *_xml_culprit(origin[1], own))
         field = _call_field(origin[1], own)
         return i, field, _bad_offset(field, own.get(field, ""))
     match = _TAG.match(text, pos)
@@ -499,6 +549,45 @@ def verify_call_block(block: str, name: Any, args: Any, profile: DialectProfile)
     control = _CONTROL.search(value) if isinstance(value, str) else None
     if control is not None:
         offset = control.start()
+    raise RenderError(f"the call's {field} at offset {offset} would not parse back to this call (pass "
+                      "allow_injection=True to render it anyway)", offset=offset, field=field)
+
+
+def verify_xml_call_block(block: str, name: Any, args: Any, profile: DialectProfile,
+                          tools: Sequence[Mapping[str, Any]] | None) -> None:
+    """An XML ``<tool_call>`` block from ``render_tool_call`` must parse (as a completion) to exactly one call with
+    this name and these arguments; every value must read back as itself under ``tools`` (``xml.value_reads_back``);
+    a plain name and key and values without ``<`` pass without a parse.
+
+    Raises:
+        RenderError: with ``field`` ``name`` or ``arguments.KEY`` and the offset inside it.
+    """
+    from ._xml import argument_schemas, value_reads_back, xml_arguments, xml_value
+    from ._xmlchat import plain_name
+
+    mapping = xml_arguments(args, profile, None) or {}
+    properties = argument_schemas(tools).get(name) if isinstance(name, str) else None
+    suspect = not plain_name(name)
+    for key, value in mapping.items():
+        text = xml_value(value)
+        schema = properties.get(key) if isinstance(properties, Mapping) and isinstance(key, str) else None
+        if not value_reads_back(value, text, schema):
+            raise RenderError(f"the value of argument {jinja_str(key)!r} at offset 0 would not read back as this "
+                              f"{type(value).__name__} (pass allow_injection=True to render it anyway)",
+                              offset=0, field=f"arguments.{jinja_str(key)}")
+        suspect = suspect or not plain_name(key) or "<" in text
+    if not suspect:
+        return
+    from .._parse import parse_completion  # local import: parse imports the grammar engine
+
+    completion = parse_completion(block, dialect=profile, max_block_chars=len(block) + 1, ids=sequential_ids())
+    structure = [p for p in completion.parts if not (isinstance(p, Text) and not p.text.strip(_WS))]
+    calls = [p for p in structure if isinstance(p, ToolCall)]
+    if (len(structure) == 1 and len(calls) == 1 and completion.end is None and calls[0].name == jinja_str(name)
+            and _canon(calls[0].arguments) == expected_arguments(args)):
+        return
+    own = dict([("name", jinja_str(name)), *_xml_fields("", args)])
+    field, offset = _xml_culprit("", own)
     raise RenderError(f"the call's {field} at offset {offset} would not parse back to this call (pass "
                       "allow_injection=True to render it anyway)", offset=offset, field=field)
 

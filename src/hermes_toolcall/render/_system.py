@@ -209,6 +209,10 @@ def render_system_prompt(
             profile.default_system_with_tools + "\n\n" if profile.default_system_with_tools is not None else "")
         body = "".join("\n" + dumps_spaced(t) for t in listed)
         return f"{IM_START}{SYSTEM}\n" + head + _QWEN_HEAD + body + _QWEN_TAIL
+    if profile.tools_block in ("xml-list", "json-list"):
+        from ._xml import xml_tools_section
+
+        return xml_tools_section(listed, profile, system) if listed else ""
     if not listed:
         return ""
     prompt = render_inband_tool_prompt(listed, allow_injection=True)

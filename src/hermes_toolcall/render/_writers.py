@@ -183,11 +183,12 @@ def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: Dialec
     its own parses back to one system turn with exactly these tools (a turn parses the same wherever it
     stands: it ends at its own ``<|im_end|>``), else -1 (the full check then runs and says why).
 
-    JSON tool lines (Qwen, omp) cannot leave their strings, so a prompt without extra ``<`` needs no parse;
-    the Hermes catalogue writes names and descriptions raw into pseudo-JSON: it needs none when its values
-    are plain (``_plain_catalogue``), else it is parsed (once: the result is cached with the prompt)."""
+    JSON tool lines (Qwen, Qwen3.5, Step, omp) cannot leave their strings, so a prompt without extra ``<``
+    needs no parse; the Hermes catalogue writes names and descriptions raw into pseudo-JSON: it needs none when
+    its values are plain (``_plain_catalogue``), else it is parsed; the XML-like list of Qwen3-Coder and Nemotron
+    has as many tags as the tools have keys, so it is always parsed (once: the result is cached with the prompt)."""
     written = prompt.count("<")
-    if written == (_skeleton(profile) if prompt else 0) and (
+    if profile.tools_block != "xml-list" and written == (_skeleton(profile) if prompt else 0) and (
             profile.tools_block != "hermes" or _plain_catalogue(prompt, tools)):
         return written
     try:
