@@ -46,7 +46,15 @@ TEMPLATES = {
     "qwen3": ("Qwen-Qwen3-0.6B.jinja", None),
     "qwen2.5": ("Qwen-Qwen2.5-7B-Instruct.jinja", None),
     "qwq": ("Qwen-QwQ-32B.jinja", None),
+    "qwen3-coder": ("Qwen3-Coder.jinja", None),
+    "qwen3.5": ("Qwen3.5-4B.jinja", None),
+    "nemotron-3": ("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja", None),
+    "step-3.5": ("StepFun3.5-Flash.jinja", None),
 }
+# templates of the same family that are no profile: detection says "unknown" on their renders
+FOREIGN = ["GLM-4.6.jinja", "GLM-4.7-Flash.jinja", "MiMo-VL.jinja", "Bielik-11B-v3.0-Instruct.jinja",
+           "ibm-granite-granite-4.0.jinja", "ibm-granite-granite-4.1.jinja", "unsloth-Apriel-1.5.jinja",
+           "Reka-Edge.jinja"]
 
 
 def render(dialect: str, messages: list[dict[str, Any]], prompt: bool, **kwargs: Any) -> str:
@@ -60,7 +68,7 @@ def test_doctests() -> None:
 
 def test_guess_is_a_frozen_value() -> None:
     guess = detect_dialect("")
-    assert guess == DialectGuess(dialect="hermes", confidence=0.1, evidence=(), scores=guess.scores)
+    assert guess == DialectGuess(dialect="unknown", confidence=0.1, evidence=(), scores=guess.scores)
     with pytest.raises(AttributeError):
         guess.dialect = "omp"  # type: ignore[misc]
     assert {name for name, _ in guess.scores} == set(DIALECTS)
@@ -186,9 +194,34 @@ def test_scratch_pad_points_to_hermes() -> None:
 
 
 @pytest.mark.parametrize("text", ["", "hello", "<|im_start|>user\nhi<|im_end|>\n"])
-def test_nothing_known_defaults_to_hermes(text: str) -> None:
+def test_nothing_known_is_unknown(text: str) -> None:
+    """Issue 29 item 7: no profile fits: a low-confidence "unknown", not the closest wrong profile."""
     guess = detect_dialect(text)
-    assert (guess.dialect, guess.confidence, guess.evidence) == ("hermes", 0.1, ())
+    assert (guess.dialect, guess.confidence, guess.evidence) == ("unknown", 0.1, ())
+
+
+@pytest.mark.parametrize("template", FOREIGN)
+def test_a_template_that_is_no_profile_is_unknown(template: str) -> None:
+    """Issue 29 item 7: renders of family members that are no profile (GLM, MiMo, Bielik, Granite, Apriel, Reka)
+    are "unknown" with a low confidence, unless the render is byte-identical to a profile's."""
+    rendered = 0
+    for _, messages, prompt in CONVERSATIONS:
+        try:
+            text = jinja_render(template_source(template), messages, [TIME], prompt, None)
+        except Exception:
+            continue
+        rendered += 1
+        same = {d for d in TEMPLATES if _renders(d, messages, prompt) == text}
+        guess = detect_dialect(text)
+        assert guess.dialect in same or (guess.dialect == "unknown" and guess.confidence <= 0.3), (guess, text[:300])
+    assert rendered >= 2
+
+
+def _renders(dialect: str, messages: list[dict[str, Any]], prompt: bool) -> str | None:
+    try:
+        return render(dialect, messages, prompt)
+    except Exception:
+        return None
 
 
 @settings(max_examples=examples(100))
@@ -198,6 +231,6 @@ def test_nothing_known_defaults_to_hermes(text: str) -> None:
 def test_property_total_and_bounded(text: str) -> None:
     count("detect: total and bounded")
     guess = detect_dialect(text)
-    assert guess.dialect in DIALECTS
+    assert guess.dialect in DIALECTS or guess.dialect == "unknown"
     assert 0.1 <= guess.confidence <= 0.99
-    assert guess.scores[0][0] == guess.dialect or guess.confidence == 0.1
+    assert guess.scores[0][0] == guess.dialect or (guess.confidence <= 0.3 and guess.dialect == "unknown")

@@ -36,9 +36,11 @@ def _options(text: object, keywords: ParseKeywords) -> ParseOptions:
         if made is not None and made.ids is keywords.get("ids", made.ids):
             return made
     if keywords.get("dialect") == "auto":
-        from ._detect import detect_dialect
+        from ._detect import UNKNOWN, detect_dialect
 
-        return options_of(None, {**keywords, "dialect": detect_dialect(str(text)).dialect})
+        guessed = detect_dialect(str(text)).dialect
+        # no profile fits: the default dialect's rules
+        return options_of(None, {**keywords, "dialect": "hermes" if guessed == UNKNOWN else guessed})
     made = options_of(None, keywords)
     if key is not None:
         if "ids" not in keywords:
