@@ -20,6 +20,7 @@ fields and the same spans, however they are stored. See docs/parsing.md, "Positi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -152,16 +153,17 @@ class Transcript:
         result: list[dict[str, Any]] = view.transcript_to_openai(self, invalid_calls=invalid_calls)
         return result
 
-    def to_request(self, *, dialect: str | None = None) -> dict[str, Any]:
+    def to_request(self, *, dialect: str | None = None, tools: Sequence[Any] | None = None) -> dict[str, Any]:
         """The request ``{"messages", "tools"}`` that ``render`` turns into this transcript (its inverse).
 
         The catalogue turn the template wrote is taken out (the user's system text kept) and the Hermes
         description rewrite undone; ``dialect`` names the source dialect (default: detected from the
-        catalogue turn). See ``hermes_toolcall._request``.
+        catalogue turn); ``tools``, when given, are the tools the catalogue was written from (the XML-like
+        catalogues of Qwen3-Coder and Nemotron do not read back exactly). See ``hermes_toolcall._request``.
         """
         from ._request import transcript_to_request  # lazy: the request view renders (render imports this)
 
-        return transcript_to_request(self, dialect=dialect)
+        return transcript_to_request(self, dialect=dialect, tools=tools)
 
     def __repr__(self) -> str:
         """A short line: size, parts or turns, diagnostics by code (the fields: ``dataclasses.fields``)."""

@@ -21,6 +21,7 @@ from ._parts import (
     ToolResponse,
     Turn,
 )
+from ._profiles import DIALECTS
 from .errors import UsageError
 from .tags import ASSISTANT, TOOL, USER
 
@@ -54,6 +55,9 @@ class TranscriptView(Protocol):
 
 
 _WS = " \t\n\r"
+# roles of turns that hold results only (``tool``; Step's ``tool_response``): every profile's result role but
+# ``user`` (a user turn holds results only when it has nothing else)
+_RESULT_TURNS = frozenset(p.result_role for p in DIALECTS.values()) - {USER}
 _REASONING_KEYS = ("reasoning_content", "thinking", "reasoning")
 
 
@@ -203,7 +207,7 @@ def transcript_to_messages(t: TranscriptView, *, invalid_calls: InvalidCalls = "
                 reasoning=reasoning,
                 tool_calls=tuple(FunctionCall(name=c.name, arguments=c.arguments_json, id=c.id) for c in calls),
             ))
-        elif role == TOOL or (role == USER and _only_results(turn)):
+        elif role in _RESULT_TURNS or (role == USER and _only_results(turn)):
             results = [p for p in turn.parts if isinstance(p, ToolResponse)]
             results_content: list[tuple[str, str | None]]
             if not results:  # a tool turn without <tool_response> blocks: its body is the result

@@ -87,10 +87,13 @@ def _catalogue(
     from .render import render_system_prompt
 
     turn = f"{IM_START}{SYSTEM}\n" + content + IM_END
-    splits = [None] + [content[:i] for i in range(len(content)) if content.startswith("\n\n", i)]
+    seps = [i for i in range(len(content)) if content.startswith("\n\n", i)]
+    before = [None] + [content[:i] for i in seps]
+    after = [None] + [content[i + 2 :] for i in reversed(seps)]  # Qwen3.5 writes the system text last
     for dialect in dialects:
-        listed = _undo(tools) if get_profile(dialect).tools_block == "hermes" else tools
-        for system in splits:
+        profile = get_profile(dialect)
+        listed = _undo(tools) if profile.tools_block == "hermes" else tools
+        for system in after if profile.system_with_tools == "after" else before:
             try:
                 written = render_system_prompt(listed, dialect=dialect, system=system)
             except HermesError:
@@ -206,7 +209,9 @@ def _object_arguments(transcript: Transcript, messages: list[dict[str, Any]]) ->
             tc["function"] = {**tc["function"], "arguments": call.arguments}
 
 
-def transcript_to_request(transcript: Transcript, *, dialect: str | None = None) -> dict[str, Any]:
+def transcript_to_request(
+    transcript: Transcript, *, dialect: str | None = None, tools: Sequence[Any] | None = None
+) -> dict[str, Any]:
     """``{"messages": [...], "tools": [...]}``: what ``render`` turns into this transcript.
 
     With the source ``dialect`` known, the request is the inverse of its template: rendering it in that
@@ -221,6 +226,9 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
     Args:
         transcript: a parsed transcript.
         dialect: the dialect it was rendered in (default: whichever one reproduces its catalogue turn).
+        tools: the tools its catalogue was written from, when known: they are the request's tools (instead of
+            what the catalogue reads back as: the XML-like lists of Qwen3-Coder and Nemotron do not read back
+            exactly) and must reproduce the catalogue turn.
 
     >>> from hermes_toolcall import parse_transcript, render
     >>> tools = [{"type": "function", "function": {"name": "now", "description": "Time.",
@@ -262,16 +270,17 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
                 # reasoning_content is a string: the turn's text was written verbatim, so it was one
                 m["reasoning_content"] = ""
     # a final empty open assistant turn (a generation prompt) is not in the OpenAI view: not a message
-    tools: list[dict[str, Any]] = []
+    read: list[dict[str, Any]] = []
     blocks = [list(p.tools) for t in transcript.turns for p in t.parts if isinstance(p, ToolsBlock)]
     for found in blocks:
-        tools.extend(found)
+        read.extend(found)
+    listed: list[Any] = list(tools) if tools is not None else read
     if not blocks:
-        return {"messages": messages, "tools": tools}
+        return {"messages": messages, "tools": listed}
     for k, m in enumerate(messages):
         content = m.get("content")
         if m.get("role") in (SYSTEM, DEVELOPER) and isinstance(content, str) and TOOLS_OPEN in content:
-            match = _catalogue(content, tools, dialects)
+            match = _catalogue(content, listed, dialects)
             if match is None:  # no dialect writes this turn: the blocks are the tools, the rest stays
                 rest = _TOOLS_BLOCKS.sub("", content)
                 if rest.strip(" \t\n\r"):
@@ -279,10 +288,10 @@ def transcript_to_request(transcript: Transcript, *, dialect: str | None = None)
                 else:
                     del messages[k]
                 break
-            system, tools = match
+            system, listed = match
             if system is None:
                 del messages[k]
             else:
                 messages[k] = {**m, "content": system}
             break
-    return {"messages": messages, "tools": tools}
+    return {"messages": messages, "tools": listed}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from .._model import ToolsBlock, Transcript
@@ -12,17 +13,25 @@ from ..errors import ParseError
 from ..tags import ASSISTANT
 from ._common import add_parse_options, print_diagnostics, read_input
 from ._parse_cmd import parse_text
+from ._parse_flags import add_tools_flags, tools_kwargs
 
 __all__ = ["convert", "register"]
 
 
-def convert(transcript: Transcript, *, to: str, source: str | None = None, allow_injection: bool = False) -> str:
+def convert(transcript: Transcript, *, to: str, source: str | None = None, allow_injection: bool = False,
+            tools: Sequence[Any] | None = None) -> str:
     """Render a parsed transcript in the dialect ``to``: ``render(**transcript.to_request())``.
 
     The request is the inverse of the source rendering (``Transcript.to_request``): the catalogue
     turn the source template wrote is taken out (the target writes its own), the Hermes description
     rewrite is undone, a final empty assistant turn (a generation prompt) stays a generation prompt.
     So converting a rendering to its own dialect gives it back unchanged.
+
+    ``tools`` are the tools the conversation was written with, when known (CLI ``--tools``; parse with the
+    same ``tools=`` so that XML-body values are typed): they replace the catalogue read back from the text
+    (exact for JSON catalogues, not for the XML-like lists of Qwen3-Coder and Nemotron) and type the target's
+    XML-body values. A call, argument or result the target cannot hold exactly is refused (``RenderError``),
+    never changed.
 
     Raises:
         RenderError: the target template cannot render the conversation.
@@ -34,15 +43,14 @@ def convert(transcript: Transcript, *, to: str, source: str | None = None, allow
     from .._request import ends_with_generation_prompt
     from ..render import render
 
-    request = transcript.to_request(dialect=source)
+    request = transcript.to_request(dialect=source, tools=tools)
     last = transcript.turns[-1] if transcript.turns else None
     prompt = last is not None and last.role == ASSISTANT and not last.closed and not last.parts
     prompt = prompt or (source is not None and ends_with_generation_prompt(transcript, source))
     has_catalogue = any(isinstance(p, ToolsBlock) for t in transcript.turns for p in t.parts)
-    tools = request["tools"] if has_catalogue else None
-    text: str = render(
-        request["messages"], tools=tools, dialect=to, add_generation_prompt=prompt, allow_injection=allow_injection
-    )
+    listed = request["tools"] if has_catalogue else None
+    text: str = render(request["messages"], tools=listed, dialect=to, add_generation_prompt=prompt,
+                       allow_injection=allow_injection, types_from=tools)
     return text
 
 
@@ -63,6 +71,7 @@ def register(subparsers: Any) -> None:
         "--allow-injection", action="store_true", help="render content that would change how the output parses"
     )
     add_parse_options(p, dialect_flag="")
+    add_tools_flags(p)
     p.set_defaults(func=_run)
 
 
@@ -77,5 +86,6 @@ def _run(args: argparse.Namespace) -> int:
     assert isinstance(result, Transcript)
     print_diagnostics(result.diagnostics, filename=filename, text=text)
     source = None if args.dialect == "auto" else args.dialect
-    sys.stdout.write(convert(result, to=args.target, source=source, allow_injection=args.allow_injection))
+    tools = tools_kwargs(args)["tools"]
+    sys.stdout.write(convert(result, to=args.target, source=source, allow_injection=args.allow_injection, tools=tools))
     return 0

@@ -103,6 +103,7 @@ def render(
     allow_injection: bool = False,
     special_tokens: Iterable[str] | None = None,
     return_spans: bool = False,
+    types_from: Iterable[Mapping[str, Any]] | None = None,
     **template_kwargs: Any,
 ) -> str | Rendered:
     """Render a conversation as the dialect's prompt text.
@@ -127,6 +128,8 @@ def render(
         return_spans: return a ``Rendered`` (the text and the spans that partition it: which message
             wrote each character and what it is; docs/training.md) instead of the text. The prompt is
             then always parsed back, so it costs a parse.
+        types_from: tool definitions whose parameter schemas type the XML-body dialects' argument values for
+            the guard (default: ``tools``); for a conversation rendered without its tools prompt.
         **template_kwargs: special tokens and template options, as in transformers
             (``bos_token="<|begin_of_text|>"``, ``enable_thinking=False``).
 
@@ -156,11 +159,12 @@ def render(
         if not allow_injection:
             check_bos(template_kwargs.get("bos_token"), tokens)
             check_special_tokens(tokens, msgs, tool_list)
+        types = normalize_tools(types_from) if types_from is not None else None
         if return_spans:
             return render_spans(profile, msgs, tool_list, add_generation_prompt=add_generation_prompt,
-                                guard=not allow_injection, kwargs=template_kwargs)
+                                guard=not allow_injection, kwargs=template_kwargs, types=types)
         return render_chat(profile, msgs, tool_list, add_generation_prompt=add_generation_prompt,
-                           guard=not allow_injection, kwargs=template_kwargs)
+                           guard=not allow_injection, kwargs=template_kwargs, types=types)
     except HermesError:
         raise
     except RecursionError as exc:

@@ -380,24 +380,26 @@ def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_pro
 
 
 def render_chat(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,
-                add_generation_prompt: bool, guard: bool, kwargs: Mapping[str, Any]) -> str:
+                add_generation_prompt: bool, guard: bool, kwargs: Mapping[str, Any],
+                types: list[Mapping[str, Any]] | None = None) -> str:
     """Render normalised messages and tools with ``profile``'s rules (see ``render.render``).
 
     With ``guard`` on, roles are checked, and when the pre-scan finds anything that could change how the
     prompt parses (a ``<`` the renderer did not write, a name or arguments string outside the plain shape,
     a custom role), the prompt is rendered again with a recorder and parsed back (``_roundtrip.verify``).
     """
-    ctx = _Ctx(profile, messages, guard)
+    ctx = _Ctx(profile, messages, guard, types=types)
     out, n, _ = _render(ctx, tools, add_generation_prompt, kwargs)
     text = "".join(out)
     if guard and (ctx.suspect or _lt(text) != n):
         check_round_trip(profile, messages, tools, add_generation_prompt=add_generation_prompt, kwargs=kwargs,
-                         changed_only=True)
+                         changed_only=True, types=types)
     return text
 
 
 def check_round_trip(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None,
-                     *, add_generation_prompt: bool, kwargs: Mapping[str, Any], changed_only: bool = False) -> None:
+                     *, add_generation_prompt: bool, kwargs: Mapping[str, Any], changed_only: bool = False,
+                     types: list[Mapping[str, Any]] | None = None) -> None:
     """Render with a recorder and parse the prompt back (the full check, whatever the pre-scan says).
 
     With ``changed_only`` only the turns holding a ``<`` the renderer did not write are parsed back
@@ -407,10 +409,11 @@ def check_round_trip(profile: DialectProfile, messages: list[dict[str, Any]], to
         RenderError: the prompt would not parse back to this conversation.
     """
     rec = Recorder(reasoning_is_structure(profile))
-    ctx = _Ctx(profile, messages, True, rec)
+    ctx = _Ctx(profile, messages, True, rec, types=types)
     out, n, bos = _render(ctx, tools, add_generation_prompt, kwargs)
     ranges = changed(out, rec, n) if changed_only and not ctx.suspect else None
-    verify("".join(out), out, rec, profile=profile, bos=bos, messages=messages, tools=tools, changed=ranges)
+    verify("".join(out), out, rec, profile=profile, bos=bos, messages=messages, tools=tools, changed=ranges,
+           types=types if types is not None else tools)
 
 
 def recorded_render(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None,

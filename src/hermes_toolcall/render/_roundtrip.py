@@ -270,7 +270,7 @@ def _runs(headers: list[int], changed: list[tuple[int, int]], pieces: int) -> li
 
 def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectProfile, bos: str,
            messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None,
-           changed: list[tuple[int, int]] | None = None) -> None:
+           changed: list[tuple[int, int]] | None = None, types: Sequence[Mapping[str, Any]] | None = None) -> None:
     """Parse ``text`` (the joined ``pieces``) and compare it with what ``rec`` says was written.
 
     With ``changed`` (piece ranges holding a ``<`` the renderer did not write: ``changed()``) only the turns
@@ -278,6 +278,9 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
     it stands (it ends at its own ``<|im_end|>``), and the other turns hold only the renderer's own tags,
     which the pre-scan vouches for as it does for a whole prompt. ``tests/test_render_roundtrip.py`` checks
     that this refuses exactly what the whole check refuses, at the same place.
+
+    An XML body is parsed with ``types`` (the tools typing its values: default none) as ``tools=``, so that
+    the values read back typed as the guard checked them.
 
     Raises:
         RenderError: the prompt would parse into another structure; names the message (None for the
@@ -290,10 +293,12 @@ def verify(text: str, pieces: Sequence[str], rec: Recorder, *, profile: DialectP
     spans = [(0, len(expected), 0, len(text))] if runs is None else [
         (j0, j1, 0 if j0 == 0 else offsets[headers[j0]], offsets[headers[j1]] if j1 < len(headers) else len(text))
         for j0, j1 in runs]
+    typed = list(types) if profile.body_kind == "xml" and types else None
     found = None
     for j0, j1, start, end in spans:
         part = text[start:end]
-        transcript = parse_transcript(part, dialect=profile, max_block_chars=len(part) + 1, ids=sequential_ids())
+        transcript = parse_transcript(part, dialect=profile, max_block_chars=len(part) + 1, ids=sequential_ids(),
+                                      tools=typed)
         found = _turns_divergence(rec, bos, transcript, _resolve(expected[j0:j1]), start)
         if found is not None:
             break

@@ -123,7 +123,8 @@ class Rendered:
 
 
 def render_spans(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,
-                 add_generation_prompt: bool, guard: bool, kwargs: Mapping[str, Any]) -> Rendered:
+                 add_generation_prompt: bool, guard: bool, kwargs: Mapping[str, Any],
+                 types: list[Mapping[str, Any]] | None = None) -> Rendered:
     """Render normalised messages with the recorder, parse the prompt back and build its spans.
 
     Raises:
@@ -131,7 +132,8 @@ def render_spans(profile: DialectProfile, messages: list[dict[str, Any]], tools:
             round-trip guard's own error; without, spans cannot be given for it).
     """
     if guard:  # the same refusals as render, raised by the same checks
-        render_chat(profile, messages, tools, add_generation_prompt=add_generation_prompt, guard=True, kwargs=kwargs)
+        render_chat(profile, messages, tools, add_generation_prompt=add_generation_prompt, guard=True, kwargs=kwargs,
+                    types=types)
     text, pieces, rec, bos, prompt = recorded_render(profile, messages, tools,
                                                      add_generation_prompt=add_generation_prompt, guard=guard,
                                                      kwargs=kwargs)
@@ -141,7 +143,8 @@ def render_spans(profile: DialectProfile, messages: list[dict[str, Any]], tools:
     found = _divergence(text, pieces, rec, bos, transcript)
     if found is not None:
         if guard:
-            verify(text, pieces, rec, profile=profile, bos=bos, messages=messages, tools=tools)
+            verify(text, pieces, rec, profile=profile, bos=bos, messages=messages, tools=tools,
+                   types=types if types is not None else tools)
         raise RenderError(
             f"the prompt does not parse back to this conversation (from offset {found[0]}), so its spans are "
             "not known: return_spans=True needs a prompt that round-trips, even with allow_injection=True",

@@ -54,11 +54,13 @@ class _Ctx:
     """Per-render state: the profile, the messages, whether the guard runs, whether the pre-scan found
     something the round trip must look at (``suspect``), and the recorder of the checking render."""
 
-    __slots__ = ("dumps", "fast_calls", "guard", "messages", "profile", "rec", "suspect", "template", "verbatim")
+    __slots__ = ("dumps", "fast_calls", "guard", "messages", "profile", "rec", "suspect", "template", "types",
+                 "verbatim")
 
     def __init__(self, profile: DialectProfile, messages: list[dict[str, Any]], guard: bool,
-                 rec: Recorder | None = None) -> None:
+                 rec: Recorder | None = None, *, types: list[Mapping[str, Any]] | None = None) -> None:
         self.profile = profile
+        self.types = types  # tools typing XML-body values when not the rendered ones
         self.messages = messages
         self.guard = guard
         self.rec = rec

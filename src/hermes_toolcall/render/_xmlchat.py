@@ -62,7 +62,7 @@ class _State:
         self.images = 0
         self.videos = 0
         self.vision_ids = _truthy(kwargs.get("add_vision_id", MISSING))
-        self.schemas = argument_schemas(tools) if ctx.guard else {}
+        self.schemas = argument_schemas(ctx.types if ctx.types is not None else tools) if ctx.guard else {}
 
     def user(self, text: str) -> str:
         """Conversation text written into the prompt: a ``<`` in it makes the render suspect."""
