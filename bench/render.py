@@ -34,7 +34,8 @@ from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.render._oracle import oracle_render, template_path
 
 REPO = Path(__file__).resolve().parent.parent
-DIALECT_NAMES = ["hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq"]
+DIALECT_NAMES = ["hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq", "qwen3-coder", "qwen3.5", "nemotron-3",
+                 "step-3.5"]
 
 
 def conversations() -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:

@@ -235,7 +235,25 @@ _REGRESSIONS: list[dict[str, Any]] = [
      "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
          "type": "object", "properties": {"x": {"type": "integer"}}}, "return": {"type": "string"}}}],
      "add_generation_prompt": True, "kwargs": {"enable_thinking": False}},
+    # XML family: reasoning in history (Nemotron keeps it only with truncate_history_thinking=False), a later
+    # system message named "observation" (Step), a result right after the system message (no turn opened in
+    # Qwen3-Coder and Nemotron), images with add_vision_id (Qwen3.5), a JSON-string arguments decoded
+    {"messages": [{"role": "system", "content": "s"}, {"role": "tool", "content": "early"},
+                  {"role": "user", "content": [{"type": "text", "text": "look "}, {"type": "image"}]},
+                  {"role": "assistant", "content": "<think>old</think>a1", "reasoning_content": "r1",
+                   "tool_calls": [{"name": "f", "arguments": '{"x": 1, "y": [true, null], "z": "a\\nb"}'}]},
+                  {"role": "tool", "content": {"value": "v"}},
+                  {"role": "system", "name": "observation", "content": "o"}, {"role": "user", "content": "q2"},
+                  {"role": "assistant", "content": "a2", "reasoning_content": " r2 "}],
+     "tools": [{"type": "function", "function": {"name": "f", "description": " d ", "parameters": {
+         "type": "object", "properties": {"x": {"type": "integer", "enum": [1, 2], "minimum": 0}},
+         "required": ["x"], "additionalProperties": False}, "strict": True}}],
+     "add_generation_prompt": True, "kwargs": {"truncate_history_thinking": False, "add_vision_id": True}},
 ]
+# the same with text contents (Qwen3-Coder concatenates content, Qwen3.5 refuses a mapping), no later system
+_REGRESSIONS.append({**_REGRESSIONS[5], "messages": [
+    {**m, "content": m["content"] if isinstance(m["content"], str) else "text"} for m in _REGRESSIONS[5]["messages"]
+    if m.get("name") != "observation"]})
 
 
 @pytest.mark.parametrize("dialect", TEMPLATE_DIALECTS)
@@ -247,5 +265,9 @@ _REGRESSIONS: list[dict[str, Any]] = [
 @example(req=_REGRESSIONS[2])
 @example(req=_REGRESSIONS[3])
 @example(req=_REGRESSIONS[4])
+@example(req=_REGRESSIONS[5])
+@example(req={**_REGRESSIONS[5], "kwargs": {"enable_thinking": 0}})
+@example(req=_REGRESSIONS[6])
+@example(req={**_REGRESSIONS[6], "kwargs": {"enable_thinking": False}})
 def test_render_matches_oracle(dialect: str, req: dict[str, Any]) -> None:
     compare(dialect, req)

@@ -15,7 +15,7 @@ from hermes_toolcall import RenderError, get_profile, parse_transcript, render
 from hermes_toolcall._prompt_state import generation_prompt_state
 from hermes_toolcall._xml_catalogue import decode_xml_catalogue
 from hermes_toolcall.render import render_system_prompt, render_tool_call
-from hermes_toolcall.render._xml import readings, schema_kinds, value_reads_back, xml_value
+from hermes_toolcall.render._xml import _NONE, readings, schema_kinds, value_reads_back, xml_value
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]
@@ -91,14 +91,21 @@ def test_no_schema_only_plain_strings_render() -> None:
     ("abc", {"type": "integer"}, ["abc"]),  # fits no type: stays a string
     ("None", {"anyOf": [{"type": "integer"}, {"type": "null"}]}, [None]),
     ("None", {"type": "string", "nullable": True}, [None, "None"]),
-    ("True", None, ["True", True]),
-    ("[1]", None, ["[1]", [1]]),
+    ("True", None, [True, "True"]),
+    ("[1]", None, [[1], "[1]"]),
+    ("{'a': 1}", None, ["{'a': 1}"]),  # no schema: containers are strict JSON only
+    ("{'a': 1}", {"type": "object"}, ["NONE"]),  # a decoder repairs it: unpredictable
+    ('"[1]"', {"type": "array"}, ["NONE"]),
+    ("-0", {"type": "integer"}, [0]),
+    (" 7 ", {"type": "integer"}, [7]),
     ("Paris", None, ["Paris"]),
     ("1e-07", {"type": "number"}, [1e-07]),
-    ("3.0", {"type": "integer"}, ["3.0"]),
+    ("3.0", {"type": "integer"}, [3.0, 3]),
+    ("x", {"enum": ["x", 1]}, ["x"]),
+    ("1", {"enum": ["x", 1]}, [1, "1"]),
 ])
 def test_readings(text: str, schema: Any, expected: list[Any]) -> None:
-    assert readings(text, schema_kinds(schema)) == expected
+    assert ["NONE" if r is _NONE else r for r in readings(text, schema_kinds(schema))] == expected
 
 
 json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(width=32),
@@ -106,6 +113,9 @@ json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**3
                           lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3),
                                                                                               inner, max_size=3)),
                           max_leaves=5)
+finite_json = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False,
+                                    allow_infinity=False), st.text(max_size=6)),
+                           lambda inner: st.lists(inner, max_size=2), max_leaves=3)
 schemas = st.one_of(st.none(), st.sampled_from([
     {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "object"},
     {"type": "array"}, {"type": ["integer", "null"]}, {"type": ["string", "number"]},
@@ -142,7 +152,7 @@ text = st.text(st.characters(codec="utf-8", exclude_characters="<"), max_size=10
 def a_tool(draw: st.DrawFn) -> dict[str, Any]:
     props = draw(st.dictionaries(name, st.fixed_dictionaries({"type": st.sampled_from(
         ["string", "integer", ["string", "null"]])}, optional={"description": text, "enum": st.lists(text, max_size=2),
-                                                               "default": json_value}), max_size=3))
+                                                               "default": finite_json}), max_size=3))
     fn: dict[str, Any] = {"name": draw(name), "description": draw(text),
                           "parameters": {"type": "object", "properties": props}}
     if props and draw(st.booleans()):

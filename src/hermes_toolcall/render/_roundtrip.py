@@ -567,15 +567,15 @@ def verify_xml_call_block(block: str, name: Any, args: Any, profile: DialectProf
     Raises:
         RenderError: with ``field`` ``name`` or ``arguments.KEY`` and the offset inside it.
     """
-    from ._xml import argument_schemas, value_reads_back, xml_arguments, xml_value
+    from ._xml import argument_schemas, parameter_schema, value_reads_back, xml_arguments, xml_value
     from ._xmlchat import plain_name
 
     mapping = xml_arguments(args, profile, None) or {}
-    properties = argument_schemas(tools).get(name) if isinstance(name, str) else None
+    parameters = argument_schemas(tools).get(name) if isinstance(name, str) else None
     suspect = not plain_name(name)
     for key, value in mapping.items():
         text = xml_value(value)
-        schema = properties.get(key) if isinstance(properties, Mapping) and isinstance(key, str) else None
+        schema = parameter_schema(parameters, key)
         if not value_reads_back(value, text, schema):
             raise RenderError(f"the value of argument {jinja_str(key)!r} at offset 0 would not read back as this "
                               f"{type(value).__name__} (pass allow_injection=True to render it anyway)",

@@ -260,45 +260,62 @@ def xml_tools_section(tools: Sequence[Any], profile: DialectProfile, system: str
 # --- the guard's value check ----------------------------------------------------------------------
 
 _KINDS = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
-_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)").fullmatch
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?").fullmatch
 _LITERALS = {"True": True, "False": False, "None": None, "true": True, "false": False, "null": None}
-_NO_SCHEMA = None
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def schema_kinds(schema: Any) -> frozenset[str] | None:
-    """The JSON types a parameter schema allows (``type``, type lists, ``anyOf``/``oneOf``, ``nullable``), or
-    None when the schema names none the decoder types by (no schema, no ``type``, an unknown type name).
+    """The JSON types a parameter schema allows, or None when it names none the decoders type by.
+
+    Read: ``type`` (a name or a list of names), the alternatives of ``anyOf``/``oneOf`` (one that names no
+    type allows every type), the members' types of ``enum``/``const`` when nothing else names a type, and
+    ``nullable: true`` (the union of all of them: a superset of what a decoder allows).
 
     >>> sorted(schema_kinds({"anyOf": [{"type": "integer"}, {"type": "null"}]}))
     ['integer', 'null']
-    >>> schema_kinds({"description": "free"}) is None
-    True
+    >>> schema_kinds({"description": "free"}) is None, sorted(schema_kinds({"enum": [1, "a"]}))
+    (True, ['integer', 'string'])
     """
     if not isinstance(schema, Mapping):
         return None
     kinds: set[str] = set()
+    named = False
     kind = schema.get("type")
     if isinstance(kind, str):
         kinds.add(kind)
-    elif isinstance(kind, list):
-        kinds.update(k for k in kind if isinstance(k, str))
-    elif kind is not None:
-        return None
+        named = True
+    elif isinstance(kind, list) and all(isinstance(k, str) for k in kind):
+        kinds.update(kind)
+        named = True
     for key in ("anyOf", "oneOf"):
         alternatives = schema.get(key)
-        if isinstance(alternatives, list):
+        if isinstance(alternatives, list) and alternatives:
+            named = True
             for alternative in alternatives:
                 sub = schema_kinds(alternative)
-                if sub is None:
-                    return None
-                kinds.update(sub)
-        elif alternatives is not None:
-            return None
+                kinds.update(_KINDS if sub is None else sub)
+    if not named:
+        members = [schema["const"]] if "const" in schema else schema.get("enum")
+        if isinstance(members, list) and members:
+            kinds.update(_json_kind(m) for m in members)
     if schema.get("nullable") is True:
         kinds.add("null")
-    if not kinds or not kinds <= _KINDS:
-        return None
-    return frozenset(kinds)
+    known = kinds & _KINDS
+    return frozenset(known) if known else None
 
 
 def _json(text: str) -> Any:
@@ -308,58 +325,61 @@ def _json(text: str) -> Any:
         return _NONE
 
 
-_NONE: Any = object()
+_NONE: Any = object()  # a reading the check cannot predict (a repaired container): never equal to a value
 
 
 def readings(text: str, kinds: frozenset[str] | None) -> list[Any]:
-    """Every value a parameter's VALUE text could be read back as under a schema allowing ``kinds`` (None: no
-    usable schema), by any reading the XML decoders use (chatml-family.md §3; docs/dialects.md): the text as a
-    string, JSON text, the templates' Python literals ``True``/``False``/``None``; a text no allowed type reads
-    stays a string. The guard renders a value only when this list holds nothing but the value itself, so a
-    decoder that returns one of these readings reads it back exactly.
+    """Every value a parameter's VALUE text may be read back as under a schema allowing ``kinds`` (None: no
+    usable schema): by each allowed type (null: ``null``/``None``; boolean: ``true``/``True``/``false``/``False``;
+    integer: an integral JSON number; number: a JSON number; object/array: strict JSON, and an unpredictable
+    reading for text a decoder repairs: a Python literal, near-JSON, a JSON string holding one), and the text
+    itself as a string (a string type, or the fallback when no type reads it). Without a schema: null, boolean,
+    a JSON number, a strict JSON object or array, or the string. Whitespace around a non-string value does not
+    count. A decoder that returns one of these (docs/parsing.md §8.2) reads a value back exactly when this list
+    holds nothing but the value.
 
     >>> readings("5", frozenset({"integer"})), readings("5", frozenset({"string", "integer"}))
     ([5], [5, '5'])
     >>> readings("True", None), readings("Paris", None)
-    (['True', True], ['Paris'])
+    ([True, 'True'], ['Paris'])
     """
-    stripped = text.strip()
-    decoded = _json(text)
-    literal = _LITERALS.get(stripped, _NONE)
-    typed: list[Any] = []
+    t = text.strip(" \t\n\r")
+    literal = _LITERALS.get(t, _NONE)
+    number = _json(t) if _NUMBER(t) else _NONE
+    decoded = _json(t) if t[:1] in ("{", "[") else _NONE
+    out: list[Any] = []
     if kinds is None:
-        out: list[Any] = [text]
-        if decoded is not _NONE:
-            out.append(decoded)
         if literal is not _NONE:
             out.append(literal)
-        if stripped[:1] in ("{", "[", "(") and decoded is _NONE:
-            out.append(_NONE)  # a Python-repr container: a decoder may read it as one
+        if number is not _NONE:
+            out.append(number)
+        if type(decoded) in (dict, list):
+            out.append(decoded)
+        out.append(text)
         return out
-    for kind in sorted(kinds):
-        if kind == "string":
-            typed.append(text)
-        elif kind == "integer":
-            if _INTEGER(stripped):
-                typed.append(int(stripped))
-        elif kind == "number":
-            if decoded is not _NONE and type(decoded) in (int, float):
-                typed.append(decoded)
-        elif kind == "boolean":
-            if literal is True or literal is False:
-                typed.append(literal)
-            elif stripped.lower() in ("true", "false"):
-                typed.append(stripped.lower() == "true")
-        elif kind == "null":
-            if literal is None or stripped.lower() in ("none", "null"):
-                typed.append(None)
+    for kind in ("null", "boolean", "integer", "number", "object", "array"):
+        if kind not in kinds:
+            continue
+        if kind == "null" and literal is None and t in ("null", "None"):
+            out.append(None)
+        elif kind == "boolean" and isinstance(literal, bool):
+            out.append(literal)
+        elif kind == "integer" and number is not _NONE and (
+                type(number) is int or (isinstance(number, float) and number.is_integer())):
+            out.append(number)
+            if type(number) is float:
+                out.append(int(number))  # an integral float may be read as the integer
+        elif kind == "number" and number is not _NONE:
+            out.append(number)
         elif kind in ("object", "array"):
             want = dict if kind == "object" else list
             if type(decoded) is want:
-                typed.append(decoded)
-            elif decoded is _NONE and stripped[:1] in ("{", "[", "("):
-                typed.append(_NONE)  # a Python-repr container: read by a decoder, never equal to a JSON text
-    return typed or [text]
+                out.append(decoded)
+            elif t[:1] in ("{", "[", "(", '"'):
+                out.append(_NONE)  # a decoder may repair it into a container
+    if "string" in kinds or not out:
+        out.append(text)
+    return out
 
 
 def _canon(value: Any) -> str | None:
@@ -386,12 +406,28 @@ def value_reads_back(value: Any, text: str, schema: Any) -> bool:
 
 
 def argument_schemas(tools: Sequence[Any] | None) -> dict[str, Any]:
-    """``{tool name: its parameters' properties}`` (the first tool of a name wins)."""
+    """``{tool name: its parameters schema}`` (the first tool of a name wins)."""
     out: dict[str, Any] = {}
     for tool in tools or ():
         fn = attr(tool, "function")
         fn = fn if isinstance(fn, Mapping) else tool
         name = attr(fn, "name")
         if isinstance(name, str) and name not in out:
-            out[name] = attr(attr(fn, "parameters"), "properties")
+            out[name] = attr(fn, "parameters")
     return out
+
+
+def parameter_schema(parameters: Any, key: Any) -> Any:
+    """The schema of the argument ``key`` in a tool's ``parameters``: ``properties[key]``, else
+    ``additionalProperties`` when it is a schema object, else None (read without a schema).
+
+    >>> parameter_schema({"properties": {"n": {"type": "integer"}}}, "n"), parameter_schema({}, "x")
+    ({'type': 'integer'}, None)
+    """
+    if not isinstance(parameters, Mapping) or not isinstance(key, str):
+        return None
+    properties = parameters.get("properties")
+    if isinstance(properties, Mapping) and key in properties:
+        return properties[key]
+    extra = parameters.get("additionalProperties")
+    return extra if isinstance(extra, Mapping) else None

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._model import FunctionCall
 from .._profiles import DialectProfile
 from ..errors import RenderError
 from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN, THINK_CLOSE, THINK_OPEN
@@ -27,7 +28,7 @@ from ._injection import check_block, check_reasoning
 from ._roundtrip import expected_arguments
 from ._values import MISSING, crash, get, jinja_str, reasoning_of, require_str
 from ._writers import _Ctx, _known_roles, _place_tools, _role, _system_prompt
-from ._xml import argument_schemas, attr, value_reads_back, xml_arguments, xml_call, xml_value
+from ._xml import argument_schemas, attr, parameter_schema, value_reads_back, xml_arguments, xml_call, xml_value
 
 __all__ = ["generation_prompt", "plain_name", "render_xml_family"]
 
@@ -171,8 +172,7 @@ def _last_query(st: _State, start: int) -> int:
 
 def _check_value(st: _State, name: Any, key: Any, value: Any, index: int, field: str) -> None:
     """Refuse an argument value whose VALUE text could read back as another value (docs/dialects.md)."""
-    properties = st.schemas.get(name) if isinstance(name, str) else None
-    schema = properties.get(key) if isinstance(properties, Mapping) and isinstance(key, str) else None
+    schema = parameter_schema(st.schemas.get(name) if isinstance(name, str) else None, key)
     try:
         text = xml_value(value)
     except (TypeError, ValueError, RecursionError):
@@ -195,6 +195,8 @@ def _calls(st: _State, m: Mapping[str, Any], index: int, piece: int) -> list[str
     out = []
     rec = ctx.rec
     for k, call in enumerate(calls):
+        if isinstance(call, FunctionCall):
+            call = {"function": {"name": call.name, "arguments": call.arguments}}
         fn = attr(call, "function")
         prefix = f"tool_calls[{k}].function." if fn is not MISSING else f"tool_calls[{k}]."
         if fn is MISSING:
