@@ -18,12 +18,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers import XML_BODIES_PARSE
 from hermes_toolcall import parse_transcript, render
 from hermes_toolcall._model import ToolCall, Transcript
 from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.cli._convert_cmd import convert
 from hypothesis_stats import count, examples
-from test_render_roundtrip import XML_BODIES_PARSE
 
 pytest_plugins = ["hypothesis_stats"]
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from helpers import SEARCH_TOOL, WEATHER_TOOL, dataset_records
+from helpers import SEARCH_TOOL, WEATHER_TOOL, dataset_records, parse_dependent
 from hermes_toolcall import DIALECTS, convert_records
 from hermes_toolcall._jsonio import dumps_spaced
 from hermes_toolcall.cli import main
@@ -53,7 +53,7 @@ def valid_records(draw: st.DrawFn) -> dict[str, Any]:
     return record
 
 
-@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+@pytest.mark.parametrize("dialect", parse_dependent(sorted(DIALECTS)))
 @given(record=valid_records())
 def test_openai_chatml_openai_is_the_identity(dialect: str, record: dict[str, Any]) -> None:
     text = convert_record(record, source="openai", target=f"chatml:{dialect}")

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import parse_dependent
 from hermes_toolcall import _jsonio as jsonio
 from hermes_toolcall._model import Completion, Transcript
 from hermes_toolcall._openai_chunks import OpenAIChunker
@@ -64,7 +65,7 @@ def count(name: str) -> None:
 # ---- render → stream round trip ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@pytest.mark.parametrize("dialect", parse_dependent(DIALECT_NAMES))
 @settings(max_examples=examples(40))
 @given(data=st.data())
 def test_render_then_stream_round_trip(dialect: str, data: st.DataObject) -> None:

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers import parse_dependent
 from hermes_toolcall import RenderError, UsageError, parse_transcript, render, render_tool_call, render_tool_calls
 from hermes_toolcall._model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock
 from hermes_toolcall._profiles import DIALECTS
@@ -30,21 +31,6 @@ pytest_plugins = ["hypothesis_stats"]
 DIALECT_NAMES = sorted(DIALECTS)
 
 
-def _xml_bodies_parse() -> bool:
-    """Whether the parsers read XML call bodies yet (issue 29's parsing half lands beside the rendering half)."""
-    block = "<tool_call>\n<function=f>\n</function>\n</tool_call>"
-    return any(isinstance(p, ToolCall) for p in parse_transcript(
-        f"<|im_start|>assistant\n{block}<|im_end|>\n", dialect="qwen3.5").turns[0].parts)
-
-
-XML_BODIES_PARSE = _xml_bodies_parse()
-
-
-def parse_dependent(dialects: list[str]) -> list[Any]:
-    """The dialects, with those whose call bodies the parsers cannot read yet marked as expected to fail (strictly:
-    the marks fall away by themselves once XML bodies parse)."""
-    return [pytest.param(d, marks=pytest.mark.xfail(strict=True, reason="XML call bodies do not parse yet"))
-            if DIALECTS[d].body_kind == "xml" and not XML_BODIES_PARSE else d for d in dialects]
 TOOL = {"type": "function", "function": {"name": "get_time", "description": "Current time.", "parameters": {
     "type": "object", "properties": {"tz": {"type": "string"}}}}}
 USER = {"role": "user", "content": "What time is it?"}

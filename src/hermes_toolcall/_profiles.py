@@ -20,20 +20,29 @@ class DialectProfile:
     """What one dialect does. See ``docs/dialects.md`` for the table.
 
     Attributes:
-        name: the dialect's name (``hermes``, ``hermes-vllm``, ``qwen3``, ``qwen2.5``, ``qwq``, ``omp``).
+        name: the dialect's name (``hermes``, ``hermes-vllm``, ``qwen3``, ``qwen2.5``, ``qwq``, ``omp``, and the
+            XML-body ``qwen3-coder``, ``qwen3.5``, ``nemotron-3``, ``step-3.5``).
         template: file name of the official template in ``shared/conformance/templates`` (the
             rendering oracle), or None when the dialect has no Jinja template (omp).
         json_style: ``spaced`` (Python ``json.dumps`` defaults) or ``compact`` (``,``/``:``).
         string_arguments: ``verbatim`` (a string ``arguments`` is inserted as is) or ``encode``
             (always ``tojson``: string arguments are double-encoded) or ``decode`` (a JSON string
-            ``arguments`` is decoded and rendered as the nested object, omp).
-        result_role: the role of the turn that carries ``<tool_response>`` blocks.
+            ``arguments`` is decoded and rendered as the nested object: omp, and the XML-body dialects,
+            whose templates raise on a string).
+        result_role: the role of the turn that carries ``<tool_response>`` blocks (``tool_response``: Step).
         content_before_calls: ``dropped`` (the template drops assistant content when there are
-            calls), ``kept``, ``kept-if-truthy``, or ``kept-no-separator`` (omp).
+            calls), ``kept``, ``kept-if-truthy``, ``kept-no-separator`` (omp, Step), or ``kept-trimmed``
+            (written trimmed, only when not blank: Qwen3-Coder, Qwen3.5, Nemotron).
         reasoning: how reasoning is rendered: ``none``, ``qwen3`` (after the last query only),
-            ``qwq`` (stripped from non-final turns), ``every-turn`` (omp).
+            ``qwq`` (stripped from non-final turns), ``every-turn`` (omp), ``after-last-query`` (a
+            ``<think>`` block in every assistant turn after the last query, empty ones too: Qwen3.5,
+            Step), ``history-truncated`` (every turn; ``truncate_history_thinking`` cuts it before the
+            last user message: Nemotron).
         tools_block: ``hermes`` (pseudo-JSON inside one prose line), ``qwen`` (one JSON per line),
-            ``omp`` (``# Tools`` catalogue + format guide).
+            ``omp`` (``# Tools`` catalogue + format guide), ``xml-list`` (the XML-like
+            ``<function><name>…`` list: Qwen3-Coder, Nemotron), ``json-list`` (``tojson`` lines followed
+            by the XML call format: Qwen3.5, Step). It also picks the message loop (the last two: the
+            XML family's, ``render/_xmlchat.py``).
         bos: whether the template writes ``bos_token`` first.
         generation_prompt: text appended by ``add_generation_prompt``.
         reasoning_kinds: reasoning tags the parsers recognise in assistant bodies.
