@@ -647,3 +647,11 @@ def test_render_tool_call_in_a_dialect_whose_prompt_opens_reasoning() -> None:
         '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
     )
     assert render_tool_calls([{"name": "f", "arguments": {}}] * 2, dialect="qwq").count("<tool_call>") == 2
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_regression_a_generation_prompt_with_think_and_a_checked_render(dialect: str) -> None:
+    """A ``<`` in content runs the full check; a generation prompt that opens ``<think>`` (QwQ, Nemotron) was
+    recorded as a reasoning block even where reasoning is not structure, so the render was refused."""
+    out = render([{"role": "user", "content": "is a<b?"}], dialect=dialect, add_generation_prompt=True, tools=[])
+    assert out.endswith(DIALECTS[dialect].generation_prompt)

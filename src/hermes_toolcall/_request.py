@@ -167,16 +167,27 @@ def _content_as_written(turn: Turn, profile: DialectProfile) -> str | None:
     text = "".join(texts)
     if reasoning_first and profile.reasoning == "qwen3":
         text = text.lstrip("\n")
+    elif reasoning_first and profile.reasoning == "after-last-query" and text.startswith(profile.think_suffix):
+        text = text[len(profile.think_suffix) :]  # Qwen3.5, Step: exactly what the template writes after </think>
     if not calls:
         return text
-    style = profile.content_before_calls
-    if style == "dropped":
+    sep = profile.content_call_separator  # what the template writes between content and the first call
+    if sep is None:  # the content is dropped
         return "" if not text.strip(" \t\n\r") else None
-    if style == "kept-no-separator":
-        return text
     if text == "\n" and profile.reasoning == "qwq":
         return text  # a history content the template emptied ("\n", "r</think>"): "\n" writes this text again
-    return text[:-1] if text.endswith("\n") else text
+    return text[: -len(sep)] if sep and text.endswith(sep) else text
+
+
+def _untrimmed(messages: list[dict[str, Any]]) -> None:
+    """Qwen3.5 trims content before it splits reasoning off at ``</think>``: content that starts with whitespace
+    came from that split, so it is given back as ``R</think>C`` (the template splits it the same way again)."""
+    for m in messages:
+        content = m.get("content")
+        if m.get("role") != "assistant" or not isinstance(content, str) or content == content.lstrip():
+            continue
+        reasoning = m.pop("reasoning_content", None)
+        m["content"] = (reasoning or "") + THINK_CLOSE + content
 
 
 def _written_as_string(call: ToolCall, k: int) -> bool:
@@ -245,7 +256,8 @@ def transcript_to_request(
     view = transcript
     if profile is not None and ends_with_generation_prompt(transcript, profile):
         view = dataclasses.replace(view, turns=view.turns[:-1])
-    if profile is not None and profile.reasoning in ("none", "qwq"):
+    # Nemotron writes reasoning markup in content as it is, and renders reasoning_content as the same markup
+    if profile is not None and profile.reasoning in ("none", "qwq", "history-truncated"):
         view = _reasoning_as_text(view)
     messages = [dict(m) for m in view.to_openai_messages()]
     if profile is not None:
@@ -258,6 +270,8 @@ def transcript_to_request(
                     m["content"] = content
         if profile.string_arguments == "encode":
             _object_arguments(view, messages)
+        if profile.trim_content and profile.reasoning == "after-last-query":
+            _untrimmed(messages)
     for m in messages:
         if m.get("role") == ASSISTANT and m.get("content") is None:
             m["content"] = ""  # beside calls, the templates wrote an empty content

@@ -153,7 +153,7 @@ def decode_xml_catalogue(inner: str) -> tuple[dict[str, Any], ...] | None:
     >>> tools[0]["function"]["name"], tools[0]["function"]["parameters"]["properties"]["p"]["type"]
     ('ls', ['string', 'null'])
     """
-    text = inner.rstrip(" \t\r\n")
+    text = inner.replace("\r\n", "\n").replace("\r", "\n").rstrip(" \t\n")  # CRLF and lone CR end lines too
     if not text.startswith(_FUNCTION):
         return None
     reader = _Reader(text)

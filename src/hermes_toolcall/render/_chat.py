@@ -371,7 +371,7 @@ def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_pro
         out, n = render_xml_family(ctx, tools, kwargs, bos)
     if add_generation_prompt:
         prompt = generation_prompt(profile, kwargs)
-        # Qwen3's closed empty block (QwQ's open <think> is not structure: its reasoning is content)
+        # Qwen3's closed empty <think>, Qwen3.5's open one: a reasoning block where reasoning is structure
         if ctx.rec is not None and ctx.rec.reasoning and THINK_OPEN in prompt:
             ctx.rec.items.append((len(out), ("reasoning",), (None, "generation prompt")))
         out.append(prompt)

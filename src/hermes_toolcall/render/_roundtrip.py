@@ -113,12 +113,13 @@ def _canon(value: Any) -> str:
     except (TypeError, ValueError, RecursionError):
         return NEVER
 def reasoning_is_structure(profile: DialectProfile) -> bool:
-    """Whether the dialect renders ``reasoning_content`` in blocks of its own (qwen3, omp): there, a
-    reasoning block the renderer did not write (markup in ``content``) would move text between the two
-    fields, so the guard compares reasoning blocks too. The templates that write ``content`` verbatim and
-    never render ``reasoning_content`` (hermes, hermes-vllm, qwen2.5, qwq) keep such markup as written,
+    """Whether the dialect renders ``reasoning_content`` in blocks of its own (qwen3, omp, qwen3.5, step-3.5):
+    there, a reasoning block the renderer did not write (markup in ``content``) would move text between the
+    two fields, so the guard compares reasoning blocks too. The templates that write ``content`` verbatim
+    and never render ``reasoning_content`` (hermes, hermes-vllm, qwen2.5, qwq, qwen3-coder), and Nemotron,
+    which renders ``reasoning_content`` as the very markup it leaves in content, keep such markup as written,
     and ``Transcript.to_request`` gives it back as content (docs/dialects.md)."""
-    return profile.reasoning in ("qwen3", "every-turn")
+    return profile.reasoning in ("qwen3", "every-turn", "after-last-query")
 
 
 def changed(pieces: Sequence[str], rec: Recorder, written: int) -> list[tuple[int, int]] | None:

@@ -247,6 +247,8 @@ def _assistant(st: _State, m: Mapping[str, Any], i: int, li: int, last: int, out
                 st.user(reasoning)
                 check_reasoning(reasoning, closer=THINK_CLOSE, index=i)
             head = f"{IM_START}assistant\n{THINK_OPEN}\n" + reasoning + f"\n{THINK_CLOSE}" + p.think_suffix + content
+            if st.ctx.rec is not None:  # a <think> block: the guard compares reasoning here
+                st.ctx.rec.items.append((len(out), ("reasoning",), (i, "reasoning_content")))
         else:
             head = f"{IM_START}assistant\n" + content
     elif has_calls:  # no reasoning: content beside calls is trimmed, and written only when not blank
