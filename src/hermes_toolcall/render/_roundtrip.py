@@ -586,7 +586,9 @@ def verify_xml_call_block(block: str, name: Any, args: Any, profile: DialectProf
         return
     from .._parse import parse_completion  # local import: parse imports the grammar engine
 
-    completion = parse_completion(block, dialect=profile, max_block_chars=len(block) + 1, ids=sequential_ids())
+    # read from outside any reasoning block (Qwen3.5's generation prompt opens one), typed by the same tools
+    completion = parse_completion(block, dialect=profile, max_block_chars=len(block) + 1, ids=sequential_ids(),
+                                  starts_in_reasoning=False, tools=tools)
     structure = [p for p in completion.parts if not (isinstance(p, Text) and not p.text.strip(_WS))]
     calls = [p for p in structure if isinstance(p, ToolCall)]
     if (len(structure) == 1 and len(calls) == 1 and completion.end is None and calls[0].name == jinja_str(name)
