@@ -25,6 +25,7 @@ import hermes_toolcall as ht
 from grammar_cases import (
     DIALECTS,
     HEADER,
+    XML_EXPORTED,
     Case,
     cases,
     completion,
@@ -193,6 +194,21 @@ def outlines_writes(case: Case) -> bool:
         return True
 
     return case.text != "" and all(fits(value, schema) for value, schema in _json_parts(case))
+
+
+# --- the XML-body dialects ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dialect", sorted(d for d in ht.DIALECTS if ht.get_profile(d).body_kind == "xml"))
+@pytest.mark.xfail(not XML_EXPORTED, strict=True, raises=ht.InternalError,
+                   reason="grammar_export's XML call bodies land after the XML-body profiles")
+def test_xml_body_dialects_are_exported(dialect: str) -> None:
+    """The export builds each XML-body dialect's grammar (until it does, they are left out of ``DIALECTS``;
+    the mark and that filter fall away by themselves once it does)."""
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}]
+    assert llguidance_grammar(tools, dialect=dialect)
+    assert outlines_regex(tools, dialect=dialect)
+    assert xgrammar_structural_tag(tools, dialect=dialect)
 
 
 # --- the three exports accept every rendering of valid calls --------------------------------------
