@@ -170,6 +170,21 @@ def test_qwen3_stray_think_closer_in_a_verbatim_turn(last: bool) -> None:
     assert _identity(text, "qwen3") == text
 
 
+@pytest.mark.parametrize("reasoning", ["\n", "\n\n"])
+def test_regression_qwen3_empty_reasoning_block_before_a_call(reasoning: str) -> None:
+    """Hypothesis find: Qwen3 writes ``<think>\\n\\n</think>`` for a ``reasoning_content`` of newlines in a turn
+    that is not the last, and only for a true one; the request gave none back, so the block was lost."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "<think>r</think>c"},
+        {"role": "assistant", "content": "", "tool_calls": [{**_CALL, "id": "c1_0"}], "reasoning_content": reasoning},
+        {"role": "tool", "tool_call_id": "c1_0", "content": "ok"},
+        {"role": "assistant", "content": "<think>r</think>c"},
+    ]
+    text = render(messages, dialect="qwen3")
+    assert "<think>\n\n</think>\n\n<tool_call>" in text
+    assert _identity(text, "qwen3") == text
+
+
 @pytest.mark.parametrize("dialect", ["hermes-vllm", "qwen2.5", "qwq"])
 def test_object_arguments_are_not_encoded_twice(dialect: str) -> None:
     """Issue 30 item 3: object arguments came back as a string and were re-rendered double-encoded."""

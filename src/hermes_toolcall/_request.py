@@ -179,6 +179,13 @@ def _content_as_written(turn: Turn, profile: DialectProfile) -> str | None:
     return text[: -len(sep)] if sep and text.endswith(sep) else text
 
 
+def _empty_reasoning_first(turn: Turn) -> bool:
+    """Whether the turn opens with a reasoning block that holds only newlines (``<think>\\n\\n</think>``: the
+    Qwen3 template writes it for a ``reasoning_content`` that is true but empty once stripped of newlines)."""
+    first = turn.parts[0] if turn.parts else None
+    return isinstance(first, Reasoning) and first.closed and not first.text.strip("\n")
+
+
 def _untrimmed(messages: list[dict[str, Any]]) -> None:
     """Qwen3.5 trims content before it splits reasoning off at ``</think>``: content that starts with whitespace
     came from that split, so it is given back as ``R</think>C`` (the template splits it the same way again)."""
@@ -268,6 +275,8 @@ def transcript_to_request(
                 content = _content_as_written(turn, profile)
                 if content is not None:
                     m["content"] = content
+                if profile.reasoning == "qwen3" and not m.get("reasoning_content") and _empty_reasoning_first(turn):
+                    m["reasoning_content"] = "\n"  # Qwen3 writes an empty block only for a true reasoning_content
         if profile.string_arguments == "encode":
             _object_arguments(view, messages)
         if profile.trim_content and profile.reasoning == "after-last-query":
