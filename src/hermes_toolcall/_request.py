@@ -165,13 +165,15 @@ def _content_as_written(turn: Turn, profile: DialectProfile) -> str | None:
         else:
             calls = True
     text = "".join(texts)
+    sep = profile.content_call_separator  # what the template writes between content and the first call
     if reasoning_first and profile.reasoning == "qwen3":
+        if calls and sep and text == profile.think_suffix + sep:  # content of newlines only: true, stripped to ""
+            return "\n"
         text = text.lstrip("\n")
     elif reasoning_first and profile.reasoning == "after-last-query" and text.startswith(profile.think_suffix):
         text = text[len(profile.think_suffix) :]  # Qwen3.5, Step: exactly what the template writes after </think>
     if not calls:
         return text
-    sep = profile.content_call_separator  # what the template writes between content and the first call
     if sep is None:  # the content is dropped
         return "" if not text.strip(" \t\n\r") else None
     if text == "\n" and profile.reasoning == "qwq":
