@@ -19,7 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers import XML_BODIES_PARSE
-from hermes_toolcall import parse_transcript, render
+from hermes_toolcall import RenderError, parse_transcript, render
 from hermes_toolcall._model import ToolCall, Transcript
 from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.cli._convert_cmd import convert
@@ -131,9 +131,16 @@ STANDARD = [
 @settings(max_examples=examples(15))
 @given(msgs=conversation())
 @example(msgs=STANDARD)
+@example(msgs=[{"role": "user", "content": ""}, {"role": "assistant", "content": "", "tool_calls": [{
+    "id": "call_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": ""}'}}]},
+    {"role": "tool", "tool_call_id": "call_0", "content": '{"'}, {"role": "assistant", "content": ""}])
 def test_convert_keeps_calls_arguments_and_results(source: str, target: str, msgs: list[dict[str, Any]]) -> None:
     want = structure(msgs)
-    text = render(msgs, tools=TOOLS, dialect=source)
+    try:  # the source may refuse a result (an odd '"' would put its closer inside a JSON string): not convert's
+        text = render(msgs, tools=TOOLS, dialect=source)
+    except RenderError:
+        count("convert pairs: refused by the source render")
+        return
     there = convert(read(text, source), to=target, source=source, tools=TOOLS)
     assert _same(structure(read(there, target).to_openai_messages()), want)
     back = convert(read(there, target), to=source, source=target, tools=TOOLS)
