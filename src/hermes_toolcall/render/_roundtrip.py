@@ -562,14 +562,13 @@ def verify_call_block(block: str, name: Any, args: Any, profile: DialectProfile)
 def verify_xml_call_block(block: str, name: Any, args: Any, profile: DialectProfile,
                           tools: Sequence[Mapping[str, Any]] | None) -> None:
     """An XML ``<tool_call>`` block from ``render_tool_call`` must parse (as a completion) to exactly one call with
-    this name and these arguments; every value must read back as itself under ``tools`` (``xml.value_reads_back``);
+    this name and these arguments; every value must read back as itself under ``tools`` (``_xml.value_reads_back``);
     a plain name and key and values without ``<`` pass without a parse.
 
     Raises:
         RenderError: with ``field`` ``name`` or ``arguments.KEY`` and the offset inside it.
     """
-    from ._xml import argument_schemas, parameter_schema, value_reads_back, xml_arguments, xml_value
-    from ._xmlchat import plain_name
+    from ._xml import argument_schemas, parameter_schema, plain_name, value_reads_back, xml_arguments, xml_value
 
     mapping = xml_arguments(args, profile, None) or {}
     parameters = argument_schemas(tools).get(name) if isinstance(name, str) else None

@@ -25,6 +25,7 @@ __all__ = [
     "PARAMETER_CLOSE",
     "PARAMETER_OPEN",
     "attr",
+    "plain_name",
     "xml_arguments",
     "xml_call",
     "xml_catalogue",
@@ -42,6 +43,18 @@ def attr(value: Any, key: str) -> Any:
     if isinstance(value, Mapping):
         return value.get(key, MISSING)
     return MISSING
+
+
+_PLAIN_NAME = re.compile(r"[^\s<>\x00-\x1f\x7f](?:[^<>\x00-\x1f\x7f]{0,254}[^\s<>\x00-\x1f\x7f])?").fullmatch
+
+
+def plain_name(value: Any) -> bool:
+    """Whether a call name or argument key is written where no reading of the body can take it differently.
+
+    >>> plain_name("get weather"), plain_name(" x"), plain_name("a>b"), plain_name("")
+    (True, False, False, False)
+    """
+    return isinstance(value, str) and _PLAIN_NAME(value) is not None
 
 
 def _is_sequence(value: Any) -> bool:

@@ -11,12 +11,11 @@ Every difference between the four is a profile field (docs/dialects.md): where t
 With the guard on, every piece of the conversation written into the prompt is looked at as it is written: one
 holding a ``<``, a name or key outside the plain shape, or a result whose edge newline the parse could take
 for the template's marks the render ``suspect`` (the round trip then decides), and every argument value must
-read back as itself under its tool's schema (``xml.value_reads_back``), else ``RenderError`` names the value.
+read back as itself under its tool's schema (``_xml.value_reads_back``), else ``RenderError`` names the value.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -28,25 +27,22 @@ from ._injection import check_block, check_reasoning
 from ._roundtrip import expected_arguments
 from ._values import MISSING, crash, get, jinja_str, reasoning_of, require_str
 from ._writers import _Ctx, _known_roles, _place_tools, _role, _system_prompt
-from ._xml import argument_schemas, attr, parameter_schema, value_reads_back, xml_arguments, xml_call, xml_value
+from ._xml import (
+    argument_schemas,
+    attr,
+    parameter_schema,
+    plain_name,
+    value_reads_back,
+    xml_arguments,
+    xml_call,
+    xml_value,
+)
 
-__all__ = ["generation_prompt", "plain_name", "render_xml_family"]
+__all__ = ["generation_prompt", "render_xml_family"]
 
 _EMPTY_THINK = THINK_OPEN + THINK_CLOSE
 # a name or key every reading of ``<function=NAME>``/``<parameter=KEY>`` gives back: not empty, no tag
 # character, no control character or line break, no whitespace at either end
-_PLAIN_NAME = re.compile(r"[^\s<>\x00-\x1f\x7f](?:[^<>\x00-\x1f\x7f]{0,254}[^\s<>\x00-\x1f\x7f])?").fullmatch
-
-
-def plain_name(value: Any) -> bool:
-    """Whether a call name or argument key is written where no reading of the body can take it differently.
-
-    >>> plain_name("get weather"), plain_name(" x"), plain_name("a>b"), plain_name("")
-    (True, False, False, False)
-    """
-    return isinstance(value, str) and _PLAIN_NAME(value) is not None
-
-
 def _truthy(value: Any) -> bool:
     return value is not MISSING and bool(value)
 
