@@ -3,6 +3,7 @@ the documented examples, and the profiles' parsing facts."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -14,8 +15,9 @@ from conftest import REPO
 from hermes_toolcall import RenderError, get_profile, parse_transcript, render
 from hermes_toolcall._prompt_state import generation_prompt_state
 from hermes_toolcall._xml_catalogue import decode_xml_catalogue
+from hermes_toolcall._xmltypes import parameter_schema, type_value
 from hermes_toolcall.render import render_system_prompt, render_tool_call
-from hermes_toolcall.render._xml import _NONE, readings, schema_kinds, value_reads_back, xml_value
+from hermes_toolcall.render._xml import value_reads_back, xml_value
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]
@@ -69,7 +71,7 @@ def test_a_closer_followed_by_what_the_grammar_allows_next_is_refused(dialect: s
 @pytest.mark.parametrize("dialect", XML)
 def test_a_value_that_would_read_back_as_another_type_is_refused(dialect: str) -> None:
     for args, field in (({"ok": "True"}, "ok"), ({"n": "42"}, "n"), ({"maybe": "None"}, "maybe"),
-                        ({"opts": "{}"}, "opts"), ({"free": 5}, "free"), ({"free": "null"}, "free")):
+                        ({"opts": "{}"}, "opts"), ({"free": "5"}, "free"), ({"free": "null"}, "free")):
         with pytest.raises(RenderError) as info:
             render([USER, call(args)], tools=[TOOL], dialect=dialect)
         assert (info.value.message_index, info.value.field, info.value.offset) == (
@@ -79,33 +81,39 @@ def test_a_value_that_would_read_back_as_another_type_is_refused(dialect: str) -
                                "path": "42", "free": "Paris"})], tools=[TOOL], dialect=dialect)
 
 
-def test_no_schema_only_plain_strings_render() -> None:
+def test_without_a_schema_values_render_by_the_no_schema_rule() -> None:
+    """Without a schema the parsers read null, boolean, a JSON number, a strict JSON container, else the string
+    (docs/parsing.md §8.2): a value renders when that reading is the value, else it is refused naming the schema."""
     with pytest.raises(RenderError, match="no schema"):
-        render([USER, call({"n": 1})], dialect="qwen3.5")
-    assert "<parameter=city>\nParis\n</parameter>" in render([USER, call({"city": "Paris"})], dialect="qwen3.5")
+        render([USER, call({"n": "1"})], dialect="qwen3.5")
+    text = render([USER, call({"n": 1, "l": [1, 2.5], "city": "Paris"})], dialect="qwen3.5")
+    assert "<parameter=city>\nParis\n</parameter>" in text
+    [got] = [c.arguments for t in parse_transcript(text, dialect="qwen3.5").turns for c in t.tool_calls]
+    assert got == {"n": 1, "l": [1, 2.5], "city": "Paris"}
 
 
-@pytest.mark.parametrize(("text", "schema", "expected"), [
-    ("5", {"type": "integer"}, [5]),
-    ("5", {"type": ["string", "integer"]}, [5, "5"]),
-    ("abc", {"type": "integer"}, ["abc"]),  # fits no type: stays a string
-    ("None", {"anyOf": [{"type": "integer"}, {"type": "null"}]}, [None]),
-    ("None", {"type": "string", "nullable": True}, [None, "None"]),
-    ("True", None, [True, "True"]),
-    ("[1]", None, [[1], "[1]"]),
-    ("{'a': 1}", None, ["{'a': 1}"]),  # no schema: containers are strict JSON only
-    ("{'a': 1}", {"type": "object"}, ["NONE"]),  # a decoder repairs it: unpredictable
-    ('"[1]"', {"type": "array"}, ["NONE"]),
-    ("-0", {"type": "integer"}, [0]),
-    (" 7 ", {"type": "integer"}, [7]),
-    ("Paris", None, ["Paris"]),
-    ("1e-07", {"type": "number"}, [1e-07]),
-    ("3.0", {"type": "integer"}, [3.0, 3]),
-    ("x", {"enum": ["x", 1]}, ["x"]),
-    ("1", {"enum": ["x", 1]}, [1, "1"]),
+@pytest.mark.parametrize(("value", "text", "schema", "ok"), [
+    (5, "5", {"type": "integer"}, True),
+    ("5", "5", {"type": ["string", "integer"]}, False),  # the integer reading comes first
+    ("abc", "abc", {"type": "integer"}, True),  # fits no type: stays the string (HT239)
+    (None, "None", {"anyOf": [{"type": "integer"}, {"type": "null"}]}, True),
+    ("None", "None", {"type": "string", "nullable": True}, False),
+    (True, "True", None, True),
+    ("True", "True", None, False),
+    ([1], "[1]", None, True),
+    ("{'a': 1}", "{'a': 1}", None, True),  # no schema: containers are strict JSON only
+    ("{'a': 1}", "{'a': 1}", {"type": "object"}, False),  # a decoder repairs it into {"a": 1}
+    ('"[1]"', '"[1]"', {"type": ["array", "string"]}, False),  # a JSON string holding a list: the list
+    (-0, "-0", {"type": "integer"}, True),
+    (3.0, "3.0", {"type": "integer"}, True),  # integral: read as the number written, 3.0
+    ("x", "x", {"enum": ["x", 1]}, True),
+    ("1", "1", {"enum": ["x", 1]}, False),
+    (1, "1", {"enum": ["1", 1]}, True),
 ])
-def test_readings(text: str, schema: Any, expected: list[Any]) -> None:
-    assert ["NONE" if r is _NONE else r for r in readings(text, schema_kinds(schema))] == expected
+def test_the_value_check_is_the_decoders_typing(value: Any, text: str, schema: Any, ok: bool) -> None:
+    """One typing rule: the render guard asks ``_xmltypes.type_value`` (the parsers' rule) what a VALUE reads as."""
+    parameters = {"properties": {"k": schema}} if schema is not None else None
+    assert value_reads_back(value, text, parameters, "k") is ok
 
 
 json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(width=32),
@@ -124,21 +132,39 @@ schemas = st.one_of(st.none(), st.sampled_from([
 
 
 @settings(max_examples=examples(300))
-@given(value=json_value, schema=schemas)
-def test_a_value_passes_only_when_every_reading_is_the_value(value: Any, schema: Any) -> None:
-    """The check's soundness: a value passes only if every reading a decoder may take is the value (so the
-    decoder, whichever reading it takes, gives the value back), and a string always passes under a string
-    schema; a non-string value never passes without a schema."""
-    text = xml_value(value)
-    ok = value_reads_back(value, text, schema)
-    kinds = schema_kinds(schema)
-    if ok:
-        assert all(r == value and type(r) is type(value) for r in readings(text, kinds))
-    if isinstance(value, str) and kinds == frozenset({"string"}):
-        assert ok
-    if kinds is None and not isinstance(value, str):
-        assert not ok
-    count("xml value check: " + ("passes" if ok else "refused"))
+@given(value=json_value, schema=schemas, dialect=st.sampled_from(XML))
+def test_a_value_renders_only_when_the_parse_gives_it_back(value: Any, schema: Any, dialect: str) -> None:
+    """The check's soundness, end to end: a value the guard passes is the value both parsers give back (typed by
+    the same tools); a value it refuses is one the typing reads as another; a string passes a string schema."""
+    tool = {"name": "f", "parameters": {"type": "object",
+                                        "properties": {} if schema is None else {"k": schema}}}
+    msgs = [USER, call({"k": value}, name="f")]
+    try:
+        text = render(msgs, tools=[tool], dialect=dialect)
+    except RenderError as exc:
+        found, sub = parameter_schema(tool["parameters"], "k")
+        try:
+            reading = type_value(xml_value(value), sub, found=found).value
+        except (TypeError, ValueError, RecursionError):  # no JSON text: the template raises too
+            count("xml value check: no text")
+            return
+        assert exc.field == "tool_calls[0].function.arguments.k" and exc.message_index == 1
+        assert not (reading == value and type(reading) is type(value)) or "would not parse back" in str(exc)
+        count("xml value check: refused")
+        return
+    assert not (isinstance(value, str) and schema == {"type": "string"}) or "k" in text
+    [got] = [c.arguments for t in parse_transcript(text, dialect=dialect, tools=[tool]).turns for c in t.tool_calls]
+    assert json.dumps(got, sort_keys=True) == json.dumps({"k": value}, sort_keys=True)
+    count("xml value check: passes, read back")
+
+
+def test_a_string_always_renders_under_a_string_schema() -> None:
+    tool = {"name": "f", "parameters": {"properties": {"k": {"type": "string"}}}}
+    for value in ("5", "True", "None", "[1]", "{}", " 7 ", "", "\n"):
+        text = render([USER, call({"k": value}, name="f")], tools=[tool], dialect="qwen3-coder")
+        [got] = [c.arguments for t in parse_transcript(text, dialect="qwen3-coder", tools=[tool]).turns
+                 for c in t.tool_calls]
+        assert got == {"k": value}
 
 
 # --- the tools advertisements read back ------------------------------------------------------------
@@ -196,7 +222,7 @@ def test_render_tool_call_xml() -> None:
     assert render_tool_call({"name": "write", "arguments": {"n": 3}}, dialect="step-3.5", tools=[TOOL]) == (
         "<tool_call>\n<function=write>\n<parameter=n>\n3\n</parameter>\n</function>\n</tool_call>")
     with pytest.raises(RenderError) as info:
-        render_tool_call({"name": "write", "arguments": {"n": 3}}, dialect="step-3.5")  # no schema: 3 or "3"?
+        render_tool_call({"name": "write", "arguments": {"n": "3"}}, dialect="step-3.5")  # no schema: read as 3
     assert (info.value.field, info.value.offset) == ("arguments.n", 0)
     with pytest.raises(RenderError) as info:
         render_tool_call({"name": "wr>ite", "arguments": {}}, dialect="qwen3.5")

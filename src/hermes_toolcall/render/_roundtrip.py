@@ -568,15 +568,14 @@ def verify_xml_call_block(block: str, name: Any, args: Any, profile: DialectProf
     Raises:
         RenderError: with ``field`` ``name`` or ``arguments.KEY`` and the offset inside it.
     """
-    from ._xml import argument_schemas, parameter_schema, plain_name, value_reads_back, xml_arguments, xml_value
+    from ._xml import argument_schemas, plain_name, value_reads_back, xml_arguments, xml_value
 
     mapping = xml_arguments(args, profile, None) or {}
     parameters = argument_schemas(tools).get(name) if isinstance(name, str) else None
     suspect = not plain_name(name)
     for key, value in mapping.items():
         text = xml_value(value)
-        schema = parameter_schema(parameters, key)
-        if not value_reads_back(value, text, schema):
+        if not value_reads_back(value, text, parameters, jinja_str(key)):
             raise RenderError(f"the value of argument {jinja_str(key)!r} at offset 0 would not read back as this "
                               f"{type(value).__name__} (pass allow_injection=True to render it anyway)",
                               offset=0, field=f"arguments.{jinja_str(key)}")

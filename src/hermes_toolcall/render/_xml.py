@@ -14,6 +14,7 @@ from typing import Any
 
 from .._jsonio import loads
 from .._profiles import DialectProfile
+from .._xmltypes import parameter_schema, type_value
 from ..errors import DecodeError, RenderError
 from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, TOOLS_CLOSE, TOOLS_OPEN
 from ._fastjson import spaced
@@ -24,8 +25,10 @@ __all__ = [
     "FUNCTION_OPEN",
     "PARAMETER_CLOSE",
     "PARAMETER_OPEN",
+    "argument_schemas",
     "attr",
     "plain_name",
+    "value_reads_back",
     "xml_arguments",
     "xml_call",
     "xml_catalogue",
@@ -272,150 +275,32 @@ def xml_tools_section(tools: Sequence[Any], profile: DialectProfile, system: str
 
 # --- the guard's value check ----------------------------------------------------------------------
 
-_KINDS = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?").fullmatch
-_LITERALS = {"True": True, "False": False, "None": None, "true": True, "false": False, "null": None}
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-def schema_kinds(schema: Any) -> frozenset[str] | None:
-    """The JSON types a parameter schema allows, or None when it names none the decoders type by.
-
-    Read: ``type`` (a name or a list of names), the alternatives of ``anyOf``/``oneOf`` (one that names no
-    type allows every type), the members' types of ``enum``/``const`` when nothing else names a type, and
-    ``nullable: true`` (the union of all of them: a superset of what a decoder allows).
-
-    >>> sorted(schema_kinds({"anyOf": [{"type": "integer"}, {"type": "null"}]}))
-    ['integer', 'null']
-    >>> schema_kinds({"description": "free"}) is None, sorted(schema_kinds({"enum": [1, "a"]}))
-    (True, ['integer', 'string'])
-    """
-    if not isinstance(schema, Mapping):
-        return None
-    kinds: set[str] = set()
-    named = False
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        kinds.add(kind)
-        named = True
-    elif isinstance(kind, list) and all(isinstance(k, str) for k in kind):
-        kinds.update(kind)
-        named = True
-    for key in ("anyOf", "oneOf"):
-        alternatives = schema.get(key)
-        if isinstance(alternatives, list) and alternatives:
-            named = True
-            for alternative in alternatives:
-                sub = schema_kinds(alternative)
-                kinds.update(_KINDS if sub is None else sub)
-    if not named:
-        members = [schema["const"]] if "const" in schema else schema.get("enum")
-        if isinstance(members, list) and members:
-            kinds.update(_json_kind(m) for m in members)
-    if schema.get("nullable") is True:
-        kinds.add("null")
-    known = kinds & _KINDS
-    return frozenset(known) if known else None
-
-
-def _json(text: str) -> Any:
-    try:
-        return loads(text)
-    except DecodeError:
-        return _NONE
-
-
-_NONE: Any = object()  # a reading the check cannot predict (a repaired container): never equal to a value
-
-
-def readings(text: str, kinds: frozenset[str] | None) -> list[Any]:
-    """Every value a parameter's VALUE text may be read back as under a schema allowing ``kinds`` (None: no
-    usable schema): by each allowed type (null: ``null``/``None``; boolean: ``true``/``True``/``false``/``False``;
-    integer: an integral JSON number; number: a JSON number; object/array: strict JSON, and an unpredictable
-    reading for text a decoder repairs: a Python literal, near-JSON, a JSON string holding one), and the text
-    itself as a string (a string type, or the fallback when no type reads it). Without a schema: null, boolean,
-    a JSON number, a strict JSON object or array, or the string. Whitespace around a non-string value does not
-    count. A decoder that returns one of these (docs/parsing.md §8.2) reads a value back exactly when this list
-    holds nothing but the value.
-
-    >>> readings("5", frozenset({"integer"})), readings("5", frozenset({"string", "integer"}))
-    ([5], [5, '5'])
-    >>> readings("True", None), readings("Paris", None)
-    ([True, 'True'], ['Paris'])
-    """
-    t = text.strip(" \t\n\r")
-    literal = _LITERALS.get(t, _NONE)
-    number = _json(t) if _NUMBER(t) else _NONE
-    decoded = _json(t) if t[:1] in ("{", "[") else _NONE
-    out: list[Any] = []
-    if kinds is None:
-        if literal is not _NONE:
-            out.append(literal)
-        if number is not _NONE:
-            out.append(number)
-        if type(decoded) in (dict, list):
-            out.append(decoded)
-        out.append(text)
-        return out
-    for kind in ("null", "boolean", "integer", "number", "object", "array"):
-        if kind not in kinds:
-            continue
-        if kind == "null" and literal is None and t in ("null", "None"):
-            out.append(None)
-        elif kind == "boolean" and isinstance(literal, bool):
-            out.append(literal)
-        elif kind == "integer" and number is not _NONE and (
-                type(number) is int or (isinstance(number, float) and number.is_integer())):
-            out.append(number)
-            if type(number) is float:
-                out.append(int(number))  # an integral float may be read as the integer
-        elif kind == "number" and number is not _NONE:
-            out.append(number)
-        elif kind in ("object", "array"):
-            want = dict if kind == "object" else list
-            if type(decoded) is want:
-                out.append(decoded)
-            elif t[:1] in ("{", "[", "(", '"'):
-                out.append(_NONE)  # a decoder may repair it into a container
-    if "string" in kinds or not out:
-        out.append(text)
-    return out
-
 
 def _canon(value: Any) -> str | None:
-    if value is _NONE:
-        return None
     try:
         return spaced(value)
     except (TypeError, ValueError, RecursionError):
         return None
 
 
-def value_reads_back(value: Any, text: str, schema: Any) -> bool:
-    """Whether ``text`` (the VALUE ``value`` renders as) can only read back as ``value`` under ``schema``.
+def value_reads_back(value: Any, text: str, parameters: Any, key: str) -> bool:
+    """Whether ``text`` (the VALUE ``value`` renders as) reads back as ``value`` when it is the argument ``key`` of
+    a tool whose schema is ``parameters`` (None: an undeclared tool): the decoders' own typing
+    (``_xmltypes.type_value`` under ``_xmltypes.parameter_schema``, docs/parsing.md §8.2), compared as JSON text.
 
-    >>> value_reads_back(True, "True", {"type": "boolean"}), value_reads_back("True", "True", {"type": "boolean"})
+    >>> integer = {"properties": {"n": {"type": "integer"}}}
+    >>> value_reads_back(5, "5", integer, "n"), value_reads_back("5", "5", integer, "n")
     (True, False)
-    >>> value_reads_back("a </parameter> b", "a </parameter> b", {"type": "string"})
+    >>> value_reads_back([1, 2.5], "[1, 2.5]", None, "n"), value_reads_back("True", "True", None, "n")
+    (True, False)
+    >>> value_reads_back("a </parameter> b", "a </parameter> b", {"properties": {"n": {"type": "string"}}}, "n")
     True
     """
     want = _canon(value)
     if want is None:
         return False
-    return all(_canon(r) == want for r in readings(text, schema_kinds(schema)))
+    found, schema = parameter_schema(parameters, key)
+    return _canon(type_value(text, schema, found=found).value) == want
 
 
 def argument_schemas(tools: Sequence[Any] | None) -> dict[str, Any]:
@@ -428,19 +313,3 @@ def argument_schemas(tools: Sequence[Any] | None) -> dict[str, Any]:
         if isinstance(name, str) and name not in out:
             out[name] = attr(fn, "parameters")
     return out
-
-
-def parameter_schema(parameters: Any, key: Any) -> Any:
-    """The schema of the argument ``key`` in a tool's ``parameters``: ``properties[key]``, else
-    ``additionalProperties`` when it is a schema object, else None (read without a schema).
-
-    >>> parameter_schema({"properties": {"n": {"type": "integer"}}}, "n"), parameter_schema({}, "x")
-    ({'type': 'integer'}, None)
-    """
-    if not isinstance(parameters, Mapping) or not isinstance(key, str):
-        return None
-    properties = parameters.get("properties")
-    if isinstance(properties, Mapping) and key in properties:
-        return properties[key]
-    extra = parameters.get("additionalProperties")
-    return extra if isinstance(extra, Mapping) else None

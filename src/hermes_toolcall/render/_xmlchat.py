@@ -21,6 +21,7 @@ from typing import Any
 
 from .._model import FunctionCall
 from .._profiles import DialectProfile
+from .._xmltypes import parameter_schema
 from ..errors import RenderError
 from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN, THINK_CLOSE, THINK_OPEN
 from ._injection import check_block, check_reasoning
@@ -30,7 +31,6 @@ from ._writers import _Ctx, _known_roles, _place_tools, _role, _system_prompt
 from ._xml import (
     argument_schemas,
     attr,
-    parameter_schema,
     plain_name,
     value_reads_back,
     xml_arguments,
@@ -168,14 +168,16 @@ def _last_query(st: _State, start: int) -> int:
 
 def _check_value(st: _State, name: Any, key: Any, value: Any, index: int, field: str) -> None:
     """Refuse an argument value whose VALUE text could read back as another value (docs/dialects.md)."""
-    schema = parameter_schema(st.schemas.get(name) if isinstance(name, str) else None, key)
+    parameters = st.schemas.get(name) if isinstance(name, str) else None
+    written = key if isinstance(key, str) else jinja_str(key)  # the key the body is read back with
     try:
         text = xml_value(value)
     except (TypeError, ValueError, RecursionError):
         return  # no text at all: the render raises on it
-    if value_reads_back(value, text, schema):
+    if value_reads_back(value, text, parameters, written):
         return
-    typed = "its schema" if schema is not None else "no schema (declare the parameter in tools= to type it)"
+    found, _ = parameter_schema(parameters, written)
+    typed = "its schema" if found else "no schema (declare the parameter in tools= to type it)"
     raise RenderError(
         f"message {index} ({field}): the value {text[:40]!r} at offset 0 would not read back as this "
         f"{type(value).__name__} under {typed} (pass allow_injection=True to render it anyway)",
