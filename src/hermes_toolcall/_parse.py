@@ -18,8 +18,15 @@ from ._model import Completion, Diagnostic, Transcript
 from ._options import ParseKeywords, ParseOptions, options_of
 from .errors import HermesError, ParseError, UsageError, internal_error
 from .grammar import build_completion, build_transcript
+from .tags import FUNCTION_OPEN
 
-__all__ = ["parse_completion", "parse_completion_with", "parse_transcript", "parse_transcript_with"]
+__all__ = [
+    "parse_completion",
+    "parse_completion_with",
+    "parse_transcript",
+    "parse_transcript_typed",
+    "parse_transcript_with",
+]
 
 
 def _options(text: object, keywords: ParseKeywords) -> ParseOptions:
@@ -186,6 +193,25 @@ def parse_transcript(text: str, **keywords: Unpack[ParseKeywords]) -> Transcript
     if "starts_in_reasoning" in keywords:
         raise UsageError("starts_in_reasoning is for completions (a transcript holds its own prompt)")
     return parse_transcript_with(text, _options(text, {**keywords, "starts_in_reasoning": False}))
+
+
+def parse_transcript_typed(text: str, **keywords: Unpack[ParseKeywords]) -> Transcript:
+    """``parse_transcript``, an XML body's values typed by the transcript's own ``<tools>`` blocks when no
+    ``tools`` are given (read by a first pass; docs/parsing.md §8.2): a stored transcript declares its tools.
+
+    >>> tool = '{"name": "f", "parameters": {"properties": {"a": {"type": "string"}}}}'
+    >>> text = (f"<|im_start|>system\\n<tools>\\n{tool}\\n</tools><|im_end|>\\n<|im_start|>assistant\\n"
+    ...         "<tool_call>\\n<function=f>\\n<parameter=a>\\n5\\n</parameter>\\n</function>\\n</tool_call>")
+    >>> [c.arguments for t in parse_transcript_typed(text, dialect="qwen3.5").turns for c in t.tool_calls]
+    [{'a': '5'}]
+    """
+    result = parse_transcript(text, **keywords)
+    if keywords.get("tools") is None and FUNCTION_OPEN in text:
+        declared = list(result.tools)
+        if declared:
+            keywords["tools"] = declared  # this call's own copy of the keywords
+            result = parse_transcript(text, **keywords)
+    return result
 
 
 def parse_completion(text: str, **keywords: Unpack[ParseKeywords]) -> Completion:

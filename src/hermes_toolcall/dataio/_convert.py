@@ -7,7 +7,8 @@ Every record goes through one canonical form, an OpenAI record ``{"messages": [.
   to their calls by ``tool_call_id`` (by position only where the source has no ids) and written in the
   order of the calls, which is the only order ChatML can say (it has no ids: a result answers the call
   at its position). Out: ``messages_to_openai``.
-* **chatml[:D]** in: ``parse_transcript(text, dialect=D)``; the system turn that carries the tool
+* **chatml[:D]** in: ``parse_transcript(text, dialect=D)`` (an XML body's values typed by the transcript's own
+  ``<tools>`` blocks: ``_parse.parse_transcript_typed``); the system turn that carries the tool
   catalogue is the template's, not the conversation's: when it is exactly what ``render_system_prompt``
   writes for these tools, the system text merged into it (Qwen, omp) is recovered, otherwise it is
   dropped (as ``convert`` does). Out: ``render(messages, tools=tools, dialect=D)``.
@@ -236,9 +237,9 @@ def _default_system(t: Transcript, turn: Any, dialect: str) -> bool:
 
 
 def _parse(text: str, dialect: str) -> Transcript:
-    from .._parse import parse_transcript
+    from .._parse import parse_transcript_typed
 
-    return parse_transcript(text, dialect=dialect, ids=sequential_ids())
+    return parse_transcript_typed(text, dialect=dialect, ids=sequential_ids())  # XML values typed by its tools
 
 
 # ---- OpenAI records -----------------------------------------------------------------------------------------
