@@ -274,25 +274,3 @@ def xml_dialect(name: str) -> Any:
     base = DIALECTS["qwen3"]
     prompt = base.generation_prompt + ("<think>\n" if name == "qwen3.5" else "")
     return dataclasses.replace(base, name=name, body_kind="xml", generation_prompt=prompt)
-
-
-def _xml_bodies_parse() -> bool:
-    """Whether the parsers read XML call bodies yet (issue 29's parsing half lands beside the rendering half)."""
-    from hermes_toolcall import parse_transcript
-    from hermes_toolcall._model import ToolCall
-
-    block = "<tool_call>\n<function=f>\n</function>\n</tool_call>"
-    return any(isinstance(p, ToolCall) for p in parse_transcript(
-        f"<|im_start|>assistant\n{block}<|im_end|>\n", dialect="qwen3.5").turns[0].parts)
-
-
-XML_BODIES_PARSE = _xml_bodies_parse()
-
-
-def parse_dependent(dialects: list[str]) -> list[Any]:
-    """The dialects, with those whose call bodies the parsers cannot read yet marked as expected to fail (strictly:
-    the marks fall away by themselves once XML bodies parse)."""
-    from hermes_toolcall._profiles import DIALECTS
-
-    return [pytest.param(d, marks=pytest.mark.xfail(strict=True, reason="XML call bodies do not parse yet"))
-            if DIALECTS[d].body_kind == "xml" and not XML_BODIES_PARSE else d for d in dialects]

@@ -18,7 +18,6 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from helpers import XML_BODIES_PARSE, parse_dependent
 from hermes_toolcall import RenderError, parse_completion
 from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.render import SPAN_KINDS, Rendered, RenderedSpan, render
@@ -30,8 +29,6 @@ from training_strategies import conversations
 pytest_plugins = ["hypothesis_stats"]
 
 ALL = sorted(DIALECTS)
-# spans come from the parse: the XML-body dialects once their bodies parse (the marks and filter fall away then)
-PARSED = [d for d in ALL if XML_BODIES_PARSE or DIALECTS[d].body_kind == "json"]
 
 REF = [
     {"role": "system", "content": "You are a helpful assistant."},
@@ -129,7 +126,7 @@ def _spans_or_refusal(req: dict[str, Any], dialect: str, allow_injection: bool) 
     return True
 
 
-@pytest.mark.parametrize("dialect", parse_dependent(ALL))
+@pytest.mark.parametrize("dialect", ALL)
 @given(req=request(), allow_injection=st.booleans())
 @example(req={"messages": REF, "tools": TOOLS, "add_generation_prompt": True, "kwargs": {"bos_token": BOS}},
          allow_injection=False)
@@ -137,7 +134,7 @@ def test_spans_tile_the_prompt(dialect: str, req: dict[str, Any], allow_injectio
     count("spans: tiled" if _spans_or_refusal(req, dialect, allow_injection) else "spans: refused as render does")
 
 
-@pytest.mark.parametrize("dialect", PARSED)
+@pytest.mark.parametrize("dialect", ALL)
 @settings(max_examples=examples(100))
 @given(rec=conversations(), add_generation_prompt=st.booleans())
 def test_spans_tile_training_conversations(dialect: str, rec: dict[str, Any], add_generation_prompt: bool) -> None:
@@ -146,7 +143,7 @@ def test_spans_tile_training_conversations(dialect: str, rec: dict[str, Any], ad
     count("spans: training set, tiled" if _spans_or_refusal(req, dialect, False) else "spans: training set, refused")
 
 
-@pytest.mark.parametrize("dialect", PARSED)
+@pytest.mark.parametrize("dialect", ALL)
 @pytest.mark.parametrize("k", range(len(_REGRESSIONS)))
 def test_spans_of_the_conformance_regressions(dialect: str, k: int) -> None:
     _spans_or_refusal(_REGRESSIONS[k], dialect, False)

@@ -26,6 +26,7 @@ from .tags import (
     IM_START,
     SYSTEM,
     THINK_CLOSE,
+    THINK_OPEN,
     TOOLS_CLOSE,
     TOOLS_OPEN,
 )
@@ -193,10 +194,23 @@ def _untrimmed(messages: list[dict[str, Any]]) -> None:
     came from that split, so it is given back as ``R</think>C`` (the template splits it the same way again)."""
     for m in messages:
         content = m.get("content")
-        if m.get("role") != "assistant" or not isinstance(content, str) or content == content.lstrip():
+        if m.get("role") != ASSISTANT or not isinstance(content, str) or content == content.lstrip():
             continue
         reasoning = m.pop("reasoning_content", None)
         m["content"] = (reasoning or "") + THINK_CLOSE + content
+
+
+def _without_added_think(messages: list[dict[str, Any]]) -> None:
+    """Nemotron writes an empty ``<think></think>`` before an assistant content that holds no reasoning markup:
+    such a content is given back without it (the template adds it again, and another dialect gets the content)."""
+    empty = THINK_OPEN + THINK_CLOSE
+    for m in messages:
+        content = m.get("content")
+        if m.get("role") != ASSISTANT or not isinstance(content, str) or not content.startswith(empty):
+            continue
+        rest = content[len(empty) :]
+        if THINK_OPEN not in rest and THINK_CLOSE not in rest:
+            m["content"] = rest
 
 
 def _written_as_string(call: ToolCall, k: int) -> bool:
@@ -281,19 +295,21 @@ def transcript_to_request(
                     m["reasoning_content"] = "\n"  # Qwen3 writes an empty block only for a true reasoning_content
         if profile.string_arguments == "encode":
             _object_arguments(view, messages)
+        if profile.reasoning in ("qwen3", "after-last-query"):
+            for m in messages:
+                content = m.get("content")
+                if (m.get("role") == ASSISTANT and m.get("reasoning_content") is None
+                        and isinstance(content, str) and THINK_CLOSE in content):
+                    # the template splits a content holding </think> into reasoning and content unless
+                    # reasoning_content is a string: the turn's text was written verbatim, so it was one
+                    m["reasoning_content"] = ""
         if profile.trim_content and profile.reasoning == "after-last-query":
             _untrimmed(messages)
+        if profile.reasoning == "history-truncated":
+            _without_added_think(messages)
     for m in messages:
         if m.get("role") == ASSISTANT and m.get("content") is None:
             m["content"] = ""  # beside calls, the templates wrote an empty content
-    if profile is not None and profile.reasoning == "qwen3":
-        for m in messages:
-            content = m.get("content")
-            if (m.get("role") == ASSISTANT and m.get("reasoning_content") is None
-                    and isinstance(content, str) and THINK_CLOSE in content):
-                # the template splits a content holding </think> into reasoning and content unless
-                # reasoning_content is a string: the turn's text was written verbatim, so it was one
-                m["reasoning_content"] = ""
     # a final empty open assistant turn (a generation prompt) is not in the OpenAI view: not a message
     read: list[dict[str, Any]] = []
     blocks = [list(p.tools) for t in transcript.turns for p in t.parts if isinstance(p, ToolsBlock)]
