@@ -37,6 +37,7 @@ from .tags import (
     THINK_CLOSE,
     THINK_OPEN,
     TOOL,
+    TOOL_RESPONSE,
     TOOLS_OPEN,
     USER,
 )
@@ -155,7 +156,7 @@ _SIGNALS: tuple[tuple[str, Callable[[str], bool], dict[str, int]], ...] = (
      {"nemotron-3": 1, "step-3.5": 1}),
     ("an empty system turn (Nemotron)", _contains(f"{IM_START}{SYSTEM}\n{IM_END}"), {"nemotron-3": 2}),
     ("results in a 'tool' turn", _contains(f"{IM_START}{TOOL}\n"), {"hermes": 1, "hermes-vllm": 1, "omp": 1}),
-    ("results in a 'tool_response' turn (Step)", _contains(f"{IM_START}tool_response\n"), {"step-3.5": 6}),
+    ("results in a 'tool_response' turn (Step)", _contains(f"{IM_START}{TOOL_RESPONSE}\n"), {"step-3.5": 6}),
     ("a result glued to its tags ('<tool_response>' then no newline, Step)",
      _matches(re.compile(re.escape(RESP_OPEN) + r"[^\n]")), {"step-3.5": 2}),
     ("an 'observation' turn (Step)", _contains(f"{IM_START}observation\n"), {"step-3.5": 3}),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .errors import UsageError
-from .tags import ASSISTANT, IM_START, THINK_CLOSE, THINK_OPEN, TOOL, USER, ReasoningKind
+from .tags import ASSISTANT, IM_START, THINK_CLOSE, THINK_OPEN, TOOL, TOOL_RESPONSE, USER, ReasoningKind
 
 __all__ = ["DIALECTS", "DialectProfile", "get_profile"]
 
@@ -276,12 +276,12 @@ DIALECTS: dict[str, DialectProfile] = {
             body_kind="xml",
             json_style="spaced",
             string_arguments="decode",
-            result_role="user",
+            result_role=USER,
             content_before_calls="kept-trimmed",
             reasoning="none",
             tools_block="xml-list",
             bos=False,
-            generation_prompt=f"{IM_START}assistant\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n",
             reasoning_kinds=("think",),
             missing_arguments="empty-object",
             default_system_with_tools="You are Qwen, a helpful AI assistant that can interact with a computer to "
@@ -304,13 +304,13 @@ DIALECTS: dict[str, DialectProfile] = {
             body_kind="xml",
             json_style="spaced",
             string_arguments="decode",
-            result_role="user",
+            result_role=USER,
             content_before_calls="kept-trimmed",
             reasoning="after-last-query",
             tools_block="json-list",
             bos=False,
-            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
-            generation_prompt_no_thinking=f"{IM_START}assistant\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n",
+            generation_prompt_no_thinking=f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n\n{THINK_CLOSE}\n\n",
             reasoning_kinds=("think",),
             missing_arguments="empty-object",
             content_call_separator="\n\n",
@@ -333,13 +333,13 @@ DIALECTS: dict[str, DialectProfile] = {
             body_kind="xml",
             json_style="spaced",
             string_arguments="decode",
-            result_role="user",
+            result_role=USER,
             content_before_calls="kept-trimmed",
             reasoning="history-truncated",
             tools_block="xml-list",
             bos=False,
-            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
-            generation_prompt_no_thinking=f"{IM_START}assistant\n{THINK_OPEN}{THINK_CLOSE}",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n",
+            generation_prompt_no_thinking=f"{IM_START}{ASSISTANT}\n{THINK_OPEN}{THINK_CLOSE}",
             reasoning_kinds=("think",),
             missing_arguments="empty-object",
             think_suffix="\n",
@@ -364,12 +364,12 @@ DIALECTS: dict[str, DialectProfile] = {
             body_kind="xml",
             json_style="spaced",
             string_arguments="decode",
-            result_role="tool_response",
+            result_role=TOOL_RESPONSE,
             content_before_calls="kept-no-separator",
             reasoning="after-last-query",
             tools_block="json-list",
             bos=True,
-            generation_prompt=f"{IM_START}assistant\n{THINK_OPEN}\n",
+            generation_prompt=f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n",
             reasoning_kinds=("think",),
             missing_arguments="empty-object",
             think_suffix="\n",

@@ -16,7 +16,7 @@ from .._jsonio import loads
 from .._profiles import DialectProfile
 from .._xmltypes import parameter_schema, type_value
 from ..errors import DecodeError, RenderError
-from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, TOOLS_CLOSE, TOOLS_OPEN
+from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, SYSTEM, TOOLS_CLOSE, TOOLS_OPEN
 from ._fastjson import spaced
 from ._values import MISSING, crash, jinja_str
 
@@ -262,7 +262,7 @@ def xml_tools_section(tools: Sequence[Any], profile: DialectProfile, system: str
     section = profile.tools_intro + xml_catalogue(tools, profile) + profile.tools_instructions
     if profile.system_with_tools == "after":
         tail = system.strip() if system is not None else ""
-        return f"{IM_START}system\n" + section + ("\n\n" + tail if tail else "") + f"{IM_END}\n"
+        return f"{IM_START}{SYSTEM}\n" + section + ("\n\n" + tail if tail else "") + f"{IM_END}\n"
     lead = system if system is not None else profile.default_system_with_tools
     if lead is None:
         head = ""
@@ -270,7 +270,7 @@ def xml_tools_section(tools: Sequence[Any], profile: DialectProfile, system: str
         head = lead + "\n\n"
     else:
         head = lead
-    return f"{IM_START}system\n" + head + section + f"{IM_END}\n"
+    return f"{IM_START}{SYSTEM}\n" + head + section + f"{IM_END}\n"
 
 
 # --- the guard's value check ----------------------------------------------------------------------

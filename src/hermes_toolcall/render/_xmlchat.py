@@ -23,7 +23,7 @@ from .._model import FunctionCall
 from .._profiles import DialectProfile
 from .._xmltypes import parameter_schema
 from ..errors import RenderError
-from ..tags import IM_END, IM_START, RESP_CLOSE, RESP_OPEN, THINK_CLOSE, THINK_OPEN
+from ..tags import ASSISTANT, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, SYSTEM, THINK_CLOSE, THINK_OPEN, TOOL, USER
 from ._injection import check_block, check_reasoning
 from ._roundtrip import expected_arguments
 from ._values import MISSING, crash, get, jinja_str, reasoning_of, require_str
@@ -154,10 +154,10 @@ def _last_query(st: _State, start: int) -> int:
     p = st.profile
     msgs = st.ctx.messages
     if p.reasoning == "history-truncated":
-        return max((i for i in range(start, len(msgs)) if _role(msgs[i]) == "user"), default=-1)
+        return max((i for i in range(start, len(msgs)) if _role(msgs[i]) == USER), default=-1)
     for i in range(len(msgs) - 1, -1, -1):
         m = msgs[i]
-        if _role(m) == "user":
+        if _role(m) == USER:
             text = st.content(m.get("content", MISSING), i, count=False)
             if not (text.startswith(RESP_OPEN) and text.endswith(RESP_CLOSE)):
                 return i
@@ -244,19 +244,19 @@ def _assistant(st: _State, m: Mapping[str, Any], i: int, li: int, last: int, out
             if st.ctx.guard:
                 st.user(reasoning)
                 check_reasoning(reasoning, closer=THINK_CLOSE, index=i)
-            head = f"{IM_START}assistant\n{THINK_OPEN}\n" + reasoning + f"\n{THINK_CLOSE}" + p.think_suffix + content
+            head = f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n" + reasoning + f"\n{THINK_CLOSE}" + p.think_suffix + content
             if st.ctx.rec is not None:  # a <think> block: the guard compares reasoning here
                 st.ctx.rec.items.append((len(out), ("reasoning",), (i, "reasoning_content")))
         else:
-            head = f"{IM_START}assistant\n" + content
+            head = f"{IM_START}{ASSISTANT}\n" + content
     elif has_calls:  # no reasoning: content beside calls is trimmed, and written only when not blank
         raw = m.get("content", MISSING)
         content = st.user(raw.strip() if isinstance(raw, str) else "")
-        head = f"{IM_START}assistant\n" + content
+        head = f"{IM_START}{ASSISTANT}\n" + content
     else:
         raw = m.get("content", MISSING)
         content = raw if type(raw) is str else require_str(raw, p.name, "assistant content", i)
-        out.append(f"{IM_START}assistant\n" + st.user(content) + f"{IM_END}\n")
+        out.append(f"{IM_START}{ASSISTANT}\n" + st.user(content) + f"{IM_END}\n")
         return
     out.append(head)
     if has_calls:
@@ -289,7 +289,7 @@ def _truncated(st: _State, m: Mapping[str, Any], i: int, li: int, last: int, out
         st.user(own)
         check_reasoning(own, closer=THINK_CLOSE, index=i)
     if has_calls:
-        out.append(f"{IM_START}assistant\n")
+        out.append(f"{IM_START}{ASSISTANT}\n")
         sep = p.content_call_separator or ""
         if isinstance(content, str) and content.strip():
             if include:
@@ -312,14 +312,14 @@ def _truncated(st: _State, m: Mapping[str, Any], i: int, li: int, last: int, out
     if include:
         st.user(jinja_str(given))
         text = jinja_str(content if _truthy(content) else "").strip()
-        out.append(f"{IM_START}assistant\n" + text + f"{IM_END}\n")
+        out.append(f"{IM_START}{ASSISTANT}\n" + text + f"{IM_END}\n")
         return
     c = jinja_str(content if _truthy(content) else "")
     if THINK_OPEN in c and THINK_CLOSE in c:
         c = _EMPTY_THINK + st.user(c.split(THINK_CLOSE)[-1])
     else:
         st.user(c)
-    out.append(f"{IM_START}assistant\n" + c.strip() + f"{IM_END}\n")
+    out.append(f"{IM_START}{ASSISTANT}\n" + c.strip() + f"{IM_END}\n")
 
 
 def _result(st: _State, m: Mapping[str, Any], i: int, piece: int) -> str:
@@ -347,7 +347,7 @@ def _plain(st: _State, m: Mapping[str, Any], role: Any, i: int) -> str:
     raw = m.get("content", MISSING)
     if p.content_parts != "none":
         content = st.content(raw, i)
-    elif p.coerce_text and role in ("user", "system"):
+    elif p.coerce_text and role in (USER, SYSTEM):
         content = jinja_str(raw)
     else:
         content = raw if type(raw) is str else require_str(raw, p.name, f"{jinja_str(role)} content", i)
@@ -368,7 +368,7 @@ def render_xml_family(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, kwargs: 
     if ctx.guard:
         _known_roles(roles, msgs)
     st = _State(ctx, tools, kwargs)
-    first = msgs[0] if roles[0] == "system" else None
+    first = msgs[0] if roles[0] == SYSTEM else None
     system = _system_text(st, first)
     out: list[str] = [bos] if bos else []
     rec = ctx.rec
@@ -380,7 +380,7 @@ def render_xml_family(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, kwargs: 
     elif system is not None:
         if rec is not None:
             rec.starts.append((0, 0 if first is not None else None))
-        out.append(f"{IM_START}system\n" + (system.strip() if p.trim_content else system) + f"{IM_END}\n")
+        out.append(f"{IM_START}{SYSTEM}\n" + (system.strip() if p.trim_content else system) + f"{IM_END}\n")
     start = 1 if first is not None else 0
     loop_start = 0 if p.system_in_loop else start
     last = _last_query(st, loop_start) if p.reasoning != "none" else -1
@@ -396,26 +396,26 @@ def render_xml_family(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, kwargs: 
             continue
         if rec is not None:
             rec.starts.append((len(out), i))
-        if role == "assistant":
+        if role == ASSISTANT:
             _assistant(st, m, i, li, last, out, kwargs)
-        elif role == "tool":
+        elif role == TOOL:
             prev = msgs[i - 1] if li > 0 else None
             if p.orphan_result_header:
-                header = prev is None or _role(prev) != "tool"
+                header = prev is None or _role(prev) != TOOL
             else:
-                header = prev is not None and bool(prev) and _role(prev) != "tool"
+                header = prev is not None and bool(prev) and _role(prev) != TOOL
                 if not prev:
                     ctx.suspect = True  # no turn is opened for this result: it lands outside any turn
             if header:
                 out.append(IM_START + p.result_role + ("" if p.result_separator == "before" else "\n"))
             out.append(_result(st, m, i, len(out)))
-            if i + 1 == len(msgs) or roles[i + 1] != "tool":
+            if i + 1 == len(msgs) or roles[i + 1] != TOOL:
                 out.append(f"{IM_END}\n")
-        elif role == "user" or (role == "system" and p.later_system != "error"):
-            if role == "system" and p.later_system == "observation" and get(m, "name") == "observation":
+        elif role == USER or (role == SYSTEM and p.later_system != "error"):
+            if role == SYSTEM and p.later_system == "observation" and get(m, "name") == "observation":
                 role = "observation"
             out.append(_plain(st, m, role, i))
-        elif role == "system":
+        elif role == SYSTEM:
             raise crash(ctx.template, "System message must be at the beginning.", index=i, error="TemplateError")
         elif p.other_roles == "plain":
             out.append(_plain(st, m, role, i))
