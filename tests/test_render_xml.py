@@ -298,3 +298,15 @@ def test_the_documented_example_is_what_render_gives(dialect: str) -> None:
     match = re.search(rf"### `{re.escape(dialect)}`\n\n(`{{3,4}})text\n(.*?)\n\1\n", _DOC, re.S)
     assert match is not None, dialect
     assert render(_EXAMPLE["messages"], tools=_EXAMPLE["tools"], dialect=dialect) == match.group(2) + "\n"
+
+
+def test_the_guard_reads_tools_as_the_parsers_do() -> None:
+    """One typing rule, one reading of ``tools=``: a parameters schema that is not a valid JSON Schema types nothing
+    in the parse (``_schema.load_tools``), so the guard reads it so too; ``"5"`` would come back as ``5``."""
+    tool = {"name": "f", "parameters": {"type": "object", "properties": {"k": {"type": "string", "minLength": "x"}}}}
+    with pytest.raises(RenderError, match="no schema") as info:
+        render([USER, call({"k": "5"}, name="f")], tools=[tool], dialect="qwen3.5")
+    assert info.value.field == "tool_calls[0].function.arguments.k"
+    text = render([USER, call({"k": "Paris", "n": 5}, name="f")], tools=[tool], dialect="qwen3.5")
+    [got] = [c.arguments for t in parse_transcript(text, dialect="qwen3.5", tools=[tool]).turns for c in t.tool_calls]
+    assert got == {"k": "Paris", "n": 5}

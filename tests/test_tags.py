@@ -27,6 +27,8 @@ ALL_TAGS = (
     *tags.OPEN.values(),
     *tags.CLOSE.values(),
 )
+# the XML call body's tags (not markers of the grammar's text terminals: they live inside a call block)
+XML_TAGS = (tags.FUNCTION_OPEN, tags.FUNCTION_CLOSE, tags.PARAMETER_OPEN, tags.PARAMETER_CLOSE)
 KIND_SETS: tuple[tuple[ReasoningKind, ...], ...] = (("think", "scratch_pad"), ("think",), ("scratch_pad",), ())
 
 
@@ -128,8 +130,9 @@ _SRC = Path(hermes_toolcall.__file__).parent
 _ROLES = tags.ROLES
 # a string constant made only of tags, role names and whitespace is the vocabulary written by hand; prose
 # and sample inputs that mention a tag ("stray </tool_call> ...", a whole example call) are not
+_VOCABULARY = (*ALL_TAGS, *XML_TAGS)
 _VOCAB = re.compile(
-    "(?:" + "|".join(map(re.escape, sorted(ALL_TAGS, key=len, reverse=True))) + "|" + "|".join(_ROLES) + r"|\s)+"
+    "(?:" + "|".join(map(re.escape, sorted(_VOCABULARY, key=len, reverse=True))) + "|" + "|".join(_ROLES) + r"|\s)+"
 )
 ALLOWED = {
     "tags.py": "the vocabulary itself",
@@ -161,7 +164,7 @@ def hand_spelled_tags(source: str) -> list[tuple[int, str]]:
         if isinstance(node, ast.Constant)
         and isinstance(node.value, str)
         and id(node) not in docs
-        and any(t in node.value for t in ALL_TAGS)
+        and any(t in node.value for t in _VOCABULARY)
         and _VOCAB.fullmatch(node.value)
     ]
 
@@ -173,6 +176,8 @@ def test_the_scan_finds_hand_spelled_tags_and_spares_prose_and_docstrings() -> N
         '    a = "<tool_call>"\n    b = f"<|im_start|>assistant\\n{x}"\n    c = "stray </think> kept as text"\n'
     )
     assert hand_spelled_tags(source) == [(4, "<tool_call>"), (5, "<|im_start|>assistant\n")]
+    xml = 'm = f"<function={n}> has no </function>"\nk = "\\n</parameter>"\nt = "stray </parameter> kept"\n'
+    assert sorted(hand_spelled_tags(xml)) == [(1, "<function="), (2, "\n</parameter>")]
 
 
 def test_no_module_outside_tags_spells_a_tag_literal_in_code() -> None:

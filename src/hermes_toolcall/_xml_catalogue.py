@@ -16,6 +16,7 @@ from typing import Any
 
 from . import _jsonio as jsonio
 from ._lenient_json import scan
+from .tags import FUNCTION_CLOSE, PARAMETER_CLOSE
 
 __all__ = ["decode_xml_catalogue", "looks_like_xml_catalogue"]
 
@@ -87,7 +88,7 @@ class _Reader:
 def _parameter(reader: _Reader) -> tuple[str, dict[str, Any]] | None:
     spec: dict[str, Any] = {}
     name: str | None = None
-    while not reader.at("\n</parameter>"):
+    while not reader.at("\n" + PARAMETER_CLOSE):  # the catalogue closes <parameter> as a body does
         leaf = reader.leaf()
         if leaf is None:
             return None
@@ -123,7 +124,7 @@ def _parameters(reader: _Reader) -> dict[str, Any] | None:
 def _function(reader: _Reader) -> dict[str, Any] | None:
     fn: dict[str, Any] = {}
     extra: dict[str, Any] = {}
-    while not reader.at("\n</function>"):
+    while not reader.at("\n" + FUNCTION_CLOSE):
         if reader.at("\n<parameters>"):
             params = _parameters(reader)
             if params is None:

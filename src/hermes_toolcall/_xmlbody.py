@@ -276,7 +276,7 @@ class _Reader:
             if self.function_body(fn):  # the next <function= follows without </function>
                 self.emit(
                     "HT233",
-                    f"<function={_short(name)}> has no </function> before the next <function=",
+                    f"{FUNCTION_OPEN}{_short(name)}> has no {FUNCTION_CLOSE} before the next {FUNCTION_OPEN}",
                     fn_start,
                     self.pos,
                     action="the function ends there",
@@ -424,7 +424,7 @@ class _Reader:
         return at is not None and self.s.startswith(PARAMETER_OPEN, at.start()) and self.may_start(fn, at.start())
 
     def unclosed(self, key: str, start: int, end: int, where: str) -> None:
-        message = f"<parameter={_short(key)}> has no </parameter>"
+        message = f"{PARAMETER_OPEN}{_short(key)}> has no {PARAMETER_CLOSE}"
         self.emit("HT230", message, start, end, action=f"the value ends at {where}")
 
     def literal(self, closer: str, key: str, start: int, end: int) -> None:
@@ -451,10 +451,10 @@ class _Reader:
         first = next((fn.name for fn in functions if fn.name), None)
         if how == "closed" and not self.complete:
             fn = functions[-1]
-            message = f"<function={_short(fn.name)}> has no </function> before </tool_call>"
+            message = f"{FUNCTION_OPEN}{_short(fn.name)}> has no {FUNCTION_CLOSE} before {CALL_CLOSE}"
             self.emit("HT233", message, fn.start, end, action="the function ends there")
         elif not self.complete:
-            where = f"<function={_short(functions[-1].name)}>"
+            where = f"{FUNCTION_OPEN}{_short(functions[-1].name)}>"
             issue = _issue(
                 "HT102", f"the call was cut off inside {where}", functions[-1].start - self.base, end - self.base
             )

@@ -14,17 +14,26 @@ from typing import Any
 
 from .._jsonio import loads
 from .._profiles import DialectProfile
+from .._schema import load_tools
 from .._xmltypes import parameter_schema, type_value
 from ..errors import DecodeError, RenderError
-from ..tags import CALL_CLOSE, CALL_OPEN, IM_END, IM_START, SYSTEM, TOOLS_CLOSE, TOOLS_OPEN
+from ..tags import (
+    CALL_CLOSE,
+    CALL_OPEN,
+    FUNCTION_CLOSE,
+    FUNCTION_OPEN,
+    IM_END,
+    IM_START,
+    PARAMETER_CLOSE,
+    PARAMETER_OPEN,
+    SYSTEM,
+    TOOLS_CLOSE,
+    TOOLS_OPEN,
+)
 from ._fastjson import spaced
 from ._values import MISSING, crash, jinja_str
 
 __all__ = [
-    "FUNCTION_CLOSE",
-    "FUNCTION_OPEN",
-    "PARAMETER_CLOSE",
-    "PARAMETER_OPEN",
     "argument_schemas",
     "attr",
     "plain_name",
@@ -35,10 +44,6 @@ __all__ = [
     "xml_tools_section",
     "xml_value",
 ]
-
-FUNCTION_OPEN, FUNCTION_CLOSE = "<function=", "</function>"
-PARAMETER_OPEN, PARAMETER_CLOSE = "<parameter=", "</parameter>"
-
 
 def attr(value: Any, key: str) -> Any:
     """``value.key`` as Jinja reads it from the JSON-like values a template sees: the item of a mapping, else
@@ -208,7 +213,7 @@ def _xml_tool(tool: Any, profile: DialectProfile) -> str:
                     out.append("\n<enum>" + _tojson(enum) + "</enum>")
                 handled += ("enum",)
             out.append(_extra_keys(spec, handled))
-            out.append("\n</parameter>")
+            out.append("\n" + PARAMETER_CLOSE)
     out.append(_extra_keys(params, ("type", "properties", "required") if hoist else ("type", "properties")))
     if hoist:
         required = attr(params, "required")
@@ -216,7 +221,7 @@ def _xml_tool(tool: Any, profile: DialectProfile) -> str:
             out.append("\n<required>" + _tojson(required) + "</required>")
     out.append("\n</parameters>")
     out.append(_extra_keys(tool, ("type", "name", "description", "parameters")))
-    out.append("\n</function>")
+    out.append("\n" + FUNCTION_CLOSE)
     return "".join(out)
 
 
@@ -304,12 +309,11 @@ def value_reads_back(value: Any, text: str, parameters: Any, key: str) -> bool:
 
 
 def argument_schemas(tools: Sequence[Any] | None) -> dict[str, Any]:
-    """``{tool name: its parameters schema}`` (the first tool of a name wins)."""
-    out: dict[str, Any] = {}
-    for tool in tools or ():
-        fn = attr(tool, "function")
-        fn = fn if isinstance(fn, Mapping) else tool
-        name = attr(fn, "name")
-        if isinstance(name, str) and name not in out:
-            out[name] = attr(fn, "parameters")
-    return out
+    """``{tool name: its parameters schema}`` as the parsers read ``tools=`` (``_schema.load_tools``: the first
+    tool of a name; a schema that is not a valid JSON Schema types nothing), so the guard and the parse type a
+    value by the same schema.
+
+    >>> argument_schemas([{"name": "f", "parameters": {"properties": {"k": {"type": "strnig"}}}}])
+    {'f': None}
+    """
+    return {name: spec.schema for name, spec in load_tools(tools).tools.items()}
