@@ -418,8 +418,9 @@ _ENTRIES: tuple[Entry, ...] = (
         "xml-bare-function",
         "recoverable",
         _XML,
-        "A complete `<function=NAME>…</function>` outside any `<tool_call>` (dialects with XML bodies): read as a "
-        "call. A `<function=` that is not followed by a complete function stays text.",
+        "Reserved, not produced yet: neither engine reads a bare `<function=NAME>…</function>` outside any "
+        "`<tool_call>` as a call; today it stays text (content), with no call and no finding (issue 29 item 4; "
+        "the peer cases that expect a call are strict xfails in tests/test_peer_xml_cases.py).",
         "<function=book>\\n<parameter=room>\\nB12\\n</parameter>\\n</function>",
         "Wrap each call in `<tool_call>`…`</tool_call>`.",
     ),
@@ -487,8 +488,9 @@ _ENTRIES: tuple[Entry, ...] = (
         "call-in-unclosed-reasoning",
         "recoverable",
         _XML,
-        "The output ends with a complete call inside a reasoning block that was never closed (the model ended its "
-        "turn with the call and never wrote `</think>`): read as a call, whatever `calls_in_reasoning` says.",
+        "Reserved, not produced yet: an output that ends with a complete call inside a reasoning block never "
+        "closed is read today as the rest of that block (reasoning text with `HT111` and `HT124`), following "
+        "`calls_in_reasoning`, not as a call (issue 29 item 4).",
         "<think>\\nI will look it up.\\n<tool_call>\\n<function=search>\\n</function>\\n</tool_call>",
         "Close reasoning before calling, or stop generation at `</tool_call>`.",
     ),
