@@ -30,23 +30,7 @@ from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, CLOSE, CONTROL, IM_END, 
 
 HEADER = f"{IM_START}assistant\n"
 TAGS = sorted({*CONTROL, CALL_OPEN, CALL_CLOSE, RESP_OPEN, RESP_CLOSE, *OPEN.values(), *CLOSE.values()})
-
-
-def _xml_exported() -> bool:
-    """Whether grammar_export builds XML call bodies yet (its XML part lands after the XML-body profiles)."""
-    from hermes_toolcall.errors import InternalError
-    from hermes_toolcall.grammar_export import llguidance_grammar
-
-    try:
-        llguidance_grammar([{"name": "f", "parameters": {"type": "object"}}], dialect="qwen3-coder")
-    except InternalError:
-        return False
-    return True
-
-
-XML_EXPORTED = _xml_exported()
-# every dialect, the XML-body ones once the export builds their bodies (the filter falls away by itself then)
-DIALECTS = sorted(d for d in ht.DIALECTS if XML_EXPORTED or ht.get_profile(d).body_kind == "json")
+DIALECTS = sorted(ht.DIALECTS)
 
 # --- a tokenizer trained here --------------------------------------------------------------------
 

@@ -25,7 +25,6 @@ import hermes_toolcall as ht
 from grammar_cases import (
     DIALECTS,
     HEADER,
-    XML_EXPORTED,
     Case,
     cases,
     completion,
@@ -194,21 +193,6 @@ def outlines_writes(case: Case) -> bool:
         return True
 
     return case.text != "" and all(fits(value, schema) for value, schema in _json_parts(case))
-
-
-# --- the XML-body dialects ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("dialect", sorted(d for d in ht.DIALECTS if ht.get_profile(d).body_kind == "xml"))
-@pytest.mark.xfail(not XML_EXPORTED, strict=True, raises=ht.InternalError,
-                   reason="grammar_export's XML call bodies land after the XML-body profiles")
-def test_xml_body_dialects_are_exported(dialect: str) -> None:
-    """The export builds each XML-body dialect's grammar (until it does, they are left out of ``DIALECTS``;
-    the mark and that filter fall away by themselves once it does)."""
-    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}]
-    assert llguidance_grammar(tools, dialect=dialect)
-    assert outlines_regex(tools, dialect=dialect)
-    assert xgrammar_structural_tag(tools, dialect=dialect)
 
 
 # --- the three exports accept every rendering of valid calls --------------------------------------
@@ -611,3 +595,19 @@ def test_grammar_command_errors_are_one_line(tmp_path: Any, capsys: pytest.Captu
                  "off"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("hermes-toolcall: error: ") for line in err), err
+
+
+def test_the_bytes_read_off_the_renderer_are_the_profiles() -> None:
+    """The probe reads what the profile's separator fields say (docs/dialects.md): the grammar is the profile's."""
+    for name, profile in ht.DIALECTS.items():
+        for reasoning in possible_reasoning(name):
+            shape = completion_shape(profile, reasoning)
+            f = shape.frames
+            assert f.between == profile.call_separator, name
+            assert f.calls_tail == profile.calls_suffix, name
+            if profile.content_call_separator is None:
+                assert f.content_lead is None, name
+            else:
+                assert f.content_sep == profile.content_call_separator, name
+            if shape.reasoning and not shape.newlines_after_closer:  # the template renders reasoning
+                assert f.calls_lead == profile.think_suffix or f.calls_lead.startswith(profile.think_suffix), name

@@ -11,7 +11,7 @@ from .._profiles import DialectProfile, get_profile
 from ..errors import InternalError, UsageError
 from ..tags import assistant_markers, reasoning_markers
 from ._ir import Block, Free, Json, Lit, Node, Rep, alt, literal, seq
-from ._shape import BodyShape, CompletionShape, body_shape, check_name, completion_shape
+from ._shape import BodyShape, CompletionShape, body_shape, check_name, completion_shape, xml_shape
 
 __all__ = ["Request", "ToolDecl", "build", "request"]
 
@@ -159,11 +159,15 @@ def request(
     )
 
 
-def _call(tool: ToolDecl, body: BodyShape) -> Node:
+def _call(tool: ToolDecl, body: BodyShape, profile: DialectProfile) -> Node:
     if body.kind == "json":
         return Block(name=tool.name, head=literal(body.head + tool.name + body.mid),
                      arguments=Json.of(tool.schema, item_sep=body.item_sep, key_sep=body.key_sep),
                      tail=literal(body.tail))
+    if body.kind == "xml":
+        from ._xml import xml_call
+
+        return xml_call(tool.name, tool.schema, xml_shape(profile))
     raise InternalError(f"no grammar for the call body kind {body.kind!r}")
 
 
@@ -178,7 +182,7 @@ def build(req: Request) -> Node:
     content = Free(assistant_markers(req.profile.reasoning_kinds), "content")
     frames: list[Node] = []
     if req.choice != "none" and req.tools:
-        one = alt(_call(t, req.body) for t in req.tools)
+        one = alt(_call(t, req.body, req.profile) for t in req.tools)
         more = Rep(seq([literal(f.between), one]), 0, None if req.max_calls is None else req.max_calls - 1)
         calls = seq([one, more]) if req.max_calls != 1 else one
         lead = literal(f.calls_lead)

@@ -33,6 +33,9 @@ __all__ = [
 ]
 
 
+Guard = tuple[str, bool, str]  # (prefix, only, chars): see avoiding
+
+
 @dataclass(frozen=True, slots=True)
 class Lit:
     """Literal text (no vocabulary tag inside: ``literal`` splits those out as ``Tag``)."""
@@ -49,10 +52,12 @@ class Tag:
 
 @dataclass(frozen=True, slots=True)
 class Free:
-    """Any text that contains none of ``excludes`` (each starting with ``<``); ``role`` names it (``content``)."""
+    """Any text that contains none of ``excludes`` (each starting with ``<``) and keeps the ``guards`` (see
+    ``avoiding``); ``role`` names it (``content``)."""
 
     excludes: tuple[str, ...]
     role: str = "text"
+    guards: tuple[Guard, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +90,11 @@ class Json:
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """One tool's call block: ``head`` (up to the arguments), ``arguments``, ``tail``."""
+    """One tool's call block: ``head`` (up to the arguments), ``arguments`` (None: nothing), ``tail``."""
 
     name: str
     head: Node
-    arguments: Node
+    arguments: Node | None
     tail: Node
 
 
@@ -190,9 +195,6 @@ def escape(text: str) -> str:
 
 def _class_escape(ch: str) -> str:
     return "\\" + ch if ch in "\\]^-[&~" else escape(ch)
-
-
-Guard = tuple[str, bool, str]
 
 
 def avoiding(markers: Iterable[str], *, guards: Iterable[Guard] = (), nonempty: bool = False) -> str:

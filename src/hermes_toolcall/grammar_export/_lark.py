@@ -78,7 +78,8 @@ class _Writer:
         if isinstance(node, (Lit, Tag)):
             return _string(node.text)
         if isinstance(node, Free):
-            return self.define("/" + avoiding(node.excludes).replace("/", "\\/") + "/", node.role.upper())
+            regex = avoiding(node.excludes, guards=node.guards)
+            return self.define("/" + regex.replace("/", "\\/") + "/", node.role.upper())
         if isinstance(node, Pattern):
             return "/" + node.regex.replace("/", "\\/") + "/"
         if isinstance(node, Rep):
@@ -106,7 +107,8 @@ class _Writer:
             return self.define("%json " + dumps_compact(schema), "arguments")
         if isinstance(node, Block):
             label = "call_" + re.sub(r"[^a-z0-9_]", "_", node.name.lower())
-            return self.define(" ".join(self.expr(n) for n in (node.head, node.arguments, node.tail)), label)
+            pieces = (node.head, node.tail) if node.arguments is None else (node.head, node.arguments, node.tail)
+            return self.define(" ".join(self.expr(n) for n in pieces), label)
         if isinstance(node, Seq):
             parts: list[str] = []
             run: list[Node] = []

@@ -33,13 +33,14 @@ def to_regex(tree: Node, *, json_regex: JsonRegex) -> str:
     if isinstance(tree, (Lit, Tag)):
         return escape(tree.text)
     if isinstance(tree, Free):
-        return avoiding(tree.excludes)
+        return avoiding(tree.excludes, guards=tree.guards)
     if isinstance(tree, Pattern):
         return f"(?:{tree.regex})"
     if isinstance(tree, Json):
         return f"(?:{json_regex(tree)})"
     if isinstance(tree, Block):
-        return "".join(to_regex(n, json_regex=json_regex) for n in (tree.head, tree.arguments, tree.tail))
+        parts = (tree.head, tree.arguments, tree.tail) if tree.arguments is not None else (tree.head, tree.tail)
+        return "".join(to_regex(n, json_regex=json_regex) for n in parts)
     if isinstance(tree, Seq):
         return "".join(to_regex(n, json_regex=json_regex) for n in tree.items)
     if isinstance(tree, Alt):
@@ -73,7 +74,7 @@ def _nonempty(tree: Node, json_regex: JsonRegex) -> str:
     if not nullable(tree):
         return to_regex(tree, json_regex=json_regex)
     if isinstance(tree, Free):
-        return avoiding(tree.excludes, nonempty=True)
+        return avoiding(tree.excludes, guards=tree.guards, nonempty=True)
     if isinstance(tree, Seq):  # the first item that is not empty, then the rest as they are
         items = tree.items
         return "(?:" + "|".join(

@@ -16,14 +16,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from .._jsonio import dumps_compact
 from .._model import ReasoningKind
 from .._profiles import DialectProfile
 from .._prompt_state import generation_prompt_state
 from ..errors import InternalError, RenderError, UsageError
 from ..render import render, render_tool_call
-from ..tags import ASSISTANT, CALL_CLOSE, CALL_OPEN, CLOSE, IM_END, IM_START, OPEN, USER
+from ..tags import ASSISTANT, CALL_CLOSE, CALL_OPEN, CLOSE, FUNCTION_CLOSE, IM_END, IM_START, OPEN, USER
 
-__all__ = ["BodyShape", "CompletionShape", "Frames", "body_shape", "check_name", "completion_shape"]
+__all__ = ["BodyShape", "CompletionShape", "Frames", "XmlShape", "body_shape", "check_name", "completion_shape",
+           "xml_shape"]
 
 _HEADER = f"{IM_START}{ASSISTANT}\n"
 _CONTENT = "Cq0x"  # sentinels: no template trims, escapes or splits these
@@ -286,3 +288,87 @@ def check_name(name: str, profile: DialectProfile) -> None:
         render_tool_call({"name": name, "arguments": {}}, dialect=profile)
     except RenderError as exc:
         raise UsageError(f"tool name {name!r} cannot be written in dialect {profile.name!r}: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class XmlShape:
+    """An XML call block's literal bytes, and how its values are written.
+
+    Attributes:
+        head: the block up to the name (``<tool_call>\n<function=``); ``name_end`` after it (``>\n``).
+        param_head: a parameter's opener up to its key (``<parameter=``); ``key_end`` after the key.
+        value_end: after a value (``\n</parameter>\n``); ``tail``: after the parameters.
+        true, false, null: how the template writes those values (``True``, ``False``, ``None``).
+        item_sep, key_sep: the separators of a container value (``tojson``).
+    """
+
+    profile: DialectProfile
+    head: str
+    name_end: str
+    param_head: str
+    key_end: str
+    value_end: str
+    tail: str
+    true: str
+    false: str
+    null: str
+    item_sep: str
+    key_sep: str
+
+    def written(self, value: Any) -> str:
+        """How the template writes ``value`` as a parameter's value."""
+        return _written(self.profile, dumps_compact(value))
+
+    def writable(self, key: str) -> bool:
+        """Whether a parameter named ``key`` reads back as itself (the renderer's guard)."""
+        try:
+            render_tool_call({"name": _NAMES[0], "arguments": {key: "x"}}, dialect=self.profile)
+        except RenderError:
+            return False
+        return True
+
+
+_VALUE = "Vq0x"
+
+
+def _split_value(profile: DialectProfile, value: Any) -> tuple[str, str, str]:
+    """The block of a one-parameter call, cut around the value: (before, value text, after)."""
+    text = render_tool_call({"name": _NAMES[0], "arguments": {"k": value}}, dialect=profile, allow_injection=True)
+    probe = render_tool_call({"name": _NAMES[0], "arguments": {"k": _VALUE}}, dialect=profile, allow_injection=True)
+    before, after = probe.split(_VALUE)
+    if not (text.startswith(before) and text.endswith(after)):
+        raise _bug(profile, f"the value is not where the probe put it in {text!r}")
+    return before, text[len(before) : len(text) - len(after)], after
+
+
+@lru_cache(maxsize=1024)
+def _written(profile: DialectProfile, value_json: str) -> str:
+    from .._jsonio import loads
+
+    return _split_value(profile, loads(value_json))[1]
+
+
+@lru_cache(maxsize=64)
+def xml_shape(profile: DialectProfile) -> XmlShape:
+    """The XML block's bytes, read off ``render_tool_call`` with sentinel calls."""
+    name = _NAMES[0]
+    empty = render_tool_call({"name": name, "arguments": {}}, dialect=profile)
+    head, rest = empty.split(name)
+    before, _, after = _split_value(profile, _VALUE)
+    # before = head + name + name_end + param_head + "k" + key_end; after = value_end + tail
+    opener = before[len(head) + len(name):]  # name_end + param_head + "k" + key_end
+    at = opener.rindex("k")
+    # the empty call is head + name + name_end + tail (from </function>); the one-parameter call has the
+    # parameter in between
+    cut = rest.find(FUNCTION_CLOSE)
+    name_end, tail = rest[:cut], rest[cut:]
+    param_head, key_end = opener[len(name_end):at], opener[at + 1:]
+    if cut < 0 or not opener.startswith(name_end) or not after.endswith(tail):
+        raise _bug(profile, f"cannot read the XML block's frame off {empty!r} and {before + after!r}")
+    value_end = after[: len(after) - len(tail)]
+    inner = _split_value(profile, {"a": [0, 0]})[1]
+    key_sep = inner[len('{"a"') : inner.index("[")]
+    item_sep = inner[inner.index("0") + 1 : inner.rindex("0")]
+    return XmlShape(profile=profile, head=head, name_end=name_end, param_head=param_head, key_end=key_end,
+                    value_end=value_end, tail=tail, true=_written(profile, "true"), false=_written(profile, "false"),
+                    null=_written(profile, "null"), item_sep=item_sep, key_sep=key_sep)

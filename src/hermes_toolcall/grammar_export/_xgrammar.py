@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._ir import Alt, Block, Free, Json, Lit, Node, Pattern, Rep, Seq, Tag
+from ._ir import Alt, Block, Free, Json, Lit, Node, Pattern, Rep, Seq, Tag, avoiding
 
 __all__ = ["to_structural_tag"]
 
@@ -27,6 +27,8 @@ def _format(node: Node) -> dict[str, Any]:
     if text is not None:
         return {"type": "const_string", "value": text}
     if isinstance(node, Free):
+        if node.guards:  # beyond excluded strings: xgrammar's regex format
+            return {"type": "regex", "pattern": avoiding(node.excludes, guards=node.guards)}
         return {"type": "any_text", "excludes": list(node.excludes)}
     if isinstance(node, Pattern):
         return {"type": "regex", "pattern": node.regex}
@@ -34,6 +36,8 @@ def _format(node: Node) -> dict[str, Any]:
         return {"type": "json_schema", "json_schema": node.value}
     if isinstance(node, Block):
         begin, end = _const(node.head), _const(node.tail)
+        if node.arguments is None:
+            return _format(Seq((node.head, node.tail)))
         if begin is not None and end is not None:  # xgrammar's own form of a call
             return {"type": "tag", "begin": begin, "content": _format(node.arguments), "end": end}
         return _format(Seq((node.head, node.arguments, node.tail)))

@@ -130,3 +130,71 @@ def test_builtin_qwen_3_rejects_compact_separators() -> None:
     qwen3 = completion("qwen3", False, thought="", content="", calls=[
         {"name": "get_weather", "arguments": {"location": "Paris"}}])
     assert xg_accepts(_builtin("qwen_3", tool_choice="auto", reasoning=False), qwen3)  # its own spacing: fine
+
+
+# the tools of chatml-family.md §7.2: f(s: string required, b: boolean, n: ["integer","null"], i: integer, o: object)
+_F = [
+    {"type": "function", "function": {"name": "f", "description": "f", "parameters": {
+        "type": "object", "properties": {"s": {"type": "string"}, "b": {"type": "boolean"},
+                                         "n": {"type": ["integer", "null"]}, "i": {"type": "integer"},
+                                         "o": {"type": "object"}},
+        "required": ["s"]}}},
+    {"type": "function", "function": {"name": "ping", "description": "p",
+                                      "parameters": {"type": "object", "properties": {}}}},
+]
+
+
+def _xml(dialect: str, reasoning: bool, calls: list[dict[str, Any]], *, content: str = "") -> str:
+    return completion(dialect, reasoning, thought="Let me think.", content=content, calls=calls, tools=_F)
+
+
+def _coder(tool_choice: str = "auto", reasoning: bool = False) -> dict[str, Any]:
+    from xgrammar.builtin_structural_tag import get_model_structural_tag
+
+    return json.loads(get_model_structural_tag("qwen_3_coder", tools=_F, tool_choice=tool_choice,
+                                               reasoning=reasoning).model_dump_json())
+
+
+@pytest.mark.parametrize("args", [{"s": "hi", "b": False}, {"s": "hi", "b": True}, {"s": "hi", "n": None},
+                                  {"s": "a</parameter>b"}])
+@pytest.mark.parametrize("dialect", ["qwen3-coder", "qwen3.5"])
+def test_builtin_qwen_3_coder_rejects_what_the_templates_render(dialect: str, args: dict[str, Any]) -> None:
+    """chatml-family.md §7.2: the built-in ``qwen_3_coder`` tag rejects the Python literals the Qwen3-Coder and
+    Qwen3.5 templates write (``False``, ``True``, ``None``) and a ``</parameter>`` inside a string value."""
+    text = _xml(dialect, False, [{"name": "f", "arguments": args}])
+    assert problems(text, dialect=dialect, tools=_F, starts_in_reasoning=False) == []
+    assert not xg_accepts(_coder(), text)
+    assert xg_accepts(xgrammar_structural_tag(_F, dialect=dialect, reasoning=False), text)
+
+
+@pytest.mark.parametrize("dialect", ["qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5"])
+def test_builtin_qwen_3_coder_rejects_a_call_without_arguments(dialect: str) -> None:
+    """All four templates write a call with no arguments as ``<function=ping>\\n</function>``: rejected by the
+    built-in tag (it wants ``<function=ping>\\n\\n</function>``), accepted by the export."""
+    text = completion(dialect, False if dialect != "step-3.5" else True, thought="Let me think.", content="",
+                      calls=[{"name": "ping", "arguments": {}}], tools=_F)
+    assert "<function=ping>\n</function>" in text
+    reasoning = dialect == "step-3.5"
+    builtin = _coder(reasoning=reasoning)
+    if not reasoning:
+        assert not xg_accepts(builtin, text)
+    assert xg_accepts(xgrammar_structural_tag(_F, dialect=dialect, reasoning=reasoning), text)
+
+
+@pytest.mark.parametrize("dialect", ["nemotron-3", "step-3.5"])
+def test_builtin_qwen_3_coder_rejects_one_newline_after_think(dialect: str) -> None:
+    """Nemotron and Step write ``</think>`` then one newline; the built-in tag wants ``\\n\\n``."""
+    text = _xml(dialect, True, [{"name": "f", "arguments": {"s": "hi"}}])
+    assert "\n</think>\n<tool_call>" in text
+    assert problems(text, dialect=dialect, tools=_F, starts_in_reasoning=True) == []
+    assert not xg_accepts(_coder(reasoning=True), text)
+    assert xg_accepts(xgrammar_structural_tag(_F, dialect=dialect), text)
+
+
+def test_builtin_qwen_3_coder_rejects_prose_before_a_required_call() -> None:
+    """Under ``required`` the built-in tag forbids the reasoning in prose before the call that the templates'
+    instructions invite (and the Qwen3.5 template renders: ``{content}\\n\\n<tool_call>``)."""
+    text = _xml("qwen3.5", False, [{"name": "f", "arguments": {"s": "hi"}}], content="Sure.")
+    assert text.startswith("Sure.\n\n<tool_call>")
+    assert not xg_accepts(_coder(tool_choice="required"), text)
+    assert xg_accepts(xgrammar_structural_tag(_F, dialect="qwen3.5", tool_choice="required", reasoning=False), text)
