@@ -2,8 +2,10 @@
 
 Named regressions for each skew the issue lists (chatml-family.md §6, official-templates.md §4/§7/§9):
 Hermes ``tool_use`` after a tool result (a one-newline skew), QwQ (its prompt ends ``<think>\\n``; earlier
-reasoning is stripped), Qwen3 (history rewritten: earlier reasoning dropped, only the last turn gets
-an empty think block); the dataset test checks that exactly those rows are flagged.
+reasoning is stripped), Nemotron 3 (its prompt ends ``<think>\\n``, a turn without reasoning is rendered
+``<think></think>``; earlier reasoning becomes ``<think></think>``), Qwen3 (history rewritten: earlier reasoning
+dropped, only the last turn gets an empty think block), Qwen3.5 and Step 3.5 (earlier think blocks dropped); the
+dataset test checks that exactly those rows are flagged.
 """
 
 from __future__ import annotations
@@ -81,6 +83,43 @@ def test_qwq_prompt_ends_inside_think() -> None:
     assert ("history_rewritten", "HT701", 1) in kinds(check_training_render(lead, dialect="qwq"))
 
 
+def test_nemotron_prompt_opens_think() -> None:
+    """Nemotron 3 is served ``…assistant\\n<think>\\n``, but renders a turn without reasoning ``<think></think>…``
+    (HT700 right after ``<think>``), and once a later user turn exists an earlier turn's reasoning becomes
+    ``<think></think>`` (HT701): chatml-family.md §6."""
+    report = check_training_render(REF, TOOLS, dialect="nemotron-3")
+    assert kinds(report) == [("prompt_not_prefix", "HT700", 2), ("prompt_not_prefix", "HT700", 5)]
+    for f in report.findings:
+        assert report.text[: f.offset].endswith("<|im_start|>assistant\n<think>")
+        assert f.found == "\n" and f.expected.startswith("</think>")
+    assert report.text[report.findings[0].offset:].startswith("</think>Let me check both.\n<tool_call>")
+    msgs = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1", "reasoning_content": "r1"},
+            {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2", "reasoning_content": "r2"}]
+    report = check_training_render(msgs, dialect="nemotron-3")
+    assert kinds(report) == [("history_rewritten", "HT701", 1)]
+    f = report.findings[0]
+    assert report.text[: f.offset].endswith("<|im_start|>assistant\n<think>")
+    assert f.found == "\nr1\n</think>\na1<|im_end|>\n" and f.expected.startswith("</think>\na1<|im_end|>")
+    # one turn with reasoning: served as trained
+    assert check_training_render(msgs[:2], dialect="nemotron-3").ok
+
+
+@pytest.mark.parametrize(("dialect", "suffix"), [("qwen3.5", "\n\n"), ("step-3.5", "\n")])
+def test_qwen35_and_step_drop_reasoning_before_the_last_query(dialect: str, suffix: str) -> None:
+    """Qwen3.5 and Step 3.5 render a turn's think block only after the last query: HT701 for an earlier turn, with
+    its reasoning or (without) the empty block it had when last; a run of turns after one query keeps its bytes."""
+    msgs = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1", "reasoning_content": "r1"},
+            {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2", "reasoning_content": "r2"}]
+    report = check_training_render(msgs, dialect=dialect)
+    assert kinds(report) == [("history_rewritten", "HT701", 1)]
+    f = report.findings[0]
+    assert f.found == f"<think>\nr1\n</think>{suffix}a1<|im_end|>\n" and f.expected.startswith("a1<|im_end|>")
+    assert report.text[: f.offset].endswith("<|im_start|>assistant\n")
+    del msgs[1]["reasoning_content"]
+    assert check_training_render(msgs, dialect=dialect).findings[0].found.startswith(f"<think>\n\n</think>{suffix}a1")
+    assert check_training_render(REF, TOOLS, dialect=dialect).ok
+
+
 def test_qwen3_history_rewrite() -> None:
     """Qwen3 drops earlier reasoning and gives only the last turn an empty think block: HT701 per rewritten turn."""
     msgs = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1", "reasoning_content": "r1"},
@@ -129,11 +168,12 @@ def test_whole_conversation_refused() -> None:
 
 SKEW_ROWS: list[tuple[dict[str, Any], dict[str, set[str]]]] = [
     # (record, {dialect: codes expected}); a dialect not named: no finding
-    ({"messages": REF, "tools": TOOLS}, {"hermes": {"HT700"}, "qwq": {"HT700"}, "qwen3": {"HT701"}}),
-    ({"messages": REF[:3], "tools": TOOLS}, {"qwq": {"HT700"}}),
+    ({"messages": REF, "tools": TOOLS},
+     {"hermes": {"HT700"}, "qwq": {"HT700"}, "qwen3": {"HT701"}, "nemotron-3": {"HT700"}}),
+    ({"messages": REF[:3], "tools": TOOLS}, {"qwq": {"HT700"}, "nemotron-3": {"HT700"}}),
     ({"messages": [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"},
                    {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2"}]},
-     {"qwq": {"HT700"}, "qwen3": {"HT701"}}),
+     {"qwq": {"HT700"}, "qwen3": {"HT701"}, "qwen3.5": {"HT701"}, "step-3.5": {"HT701"}, "nemotron-3": {"HT700"}}),
     ({"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "<think>\nr\n</think>\n\nA"}]},
      {"omp": {"HT704"}}),  # omp writes reasoning from reasoning_content only: a think block in content is refused
     ({"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]}, {}),
@@ -144,7 +184,8 @@ def _write_jsonl(path: Path, rows: list[Any]) -> None:
     path.write_text("".join((json.dumps(r) if not isinstance(r, str) else r) + "\n" for r in rows), encoding="utf-8")
 
 
-@pytest.mark.parametrize("dialect", ["hermes", "qwen3", "qwen2.5", "qwq", "omp"])
+@pytest.mark.parametrize("dialect", ["hermes", "qwen3", "qwen2.5", "qwq", "omp", "qwen3-coder", "qwen3.5",
+                                     "nemotron-3", "step-3.5"])
 def test_check_training_flags_exactly_the_skewed_rows(dialect: str, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "data.jsonl"

@@ -269,7 +269,8 @@ _RECIPES: dict[str, _Recipe] = {
 
 #: The dialects ``generation_template`` knows (an official template, a recipe, and transformers' mask checked
 #: against ``train_mask``).
-GENERATION_DIALECTS: tuple[str, ...] = ("hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq")
+GENERATION_DIALECTS: tuple[str, ...] = ("hermes", "hermes-vllm", "qwen3", "qwen2.5", "qwq", "qwen3-coder", "qwen3.5",
+                                       "nemotron-3", "step-3.5")
 
 
 def generation_template(dialect: str | DialectProfile, source: str | None = None, *,
