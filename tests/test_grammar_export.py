@@ -9,6 +9,7 @@ by random walks over its token mask parse strictly with no error.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import random
@@ -535,6 +536,22 @@ def test_bad_tools_are_usage_errors() -> None:
         llguidance_grammar([{"name": "f", "parameters": {"type": "string"}}])
     with pytest.raises(ht.UsageError, match="no call can be made"):
         llguidance_grammar([], tool_choice="required")
+
+
+def test_a_body_kind_without_a_grammar_is_a_usage_error() -> None:
+    """A profile whose call body kind the export has no grammar for is the caller's error (``UsageError``), raised
+    before anything is rendered, not an internal one; both kinds the profiles use have one, in a profile of the
+    caller's own too."""
+    odd = dataclasses.replace(ht.get_profile("qwen3"), name="custom", body_kind="yaml")  # type: ignore[arg-type]
+    for export in (llguidance_grammar, outlines_regex, xgrammar_structural_tag):
+        with pytest.raises(ht.UsageError, match="no grammar for the call body kind 'yaml'") as caught:
+            export(_WEATHER, dialect=odd)
+        assert caught.value.fault == "caller"
+    assert {p.body_kind for p in ht.DIALECTS.values()} == {"json", "xml"}
+    own = dataclasses.replace(ht.get_profile("qwen3-coder"), name="custom-xml")
+    for tool_choice in ("auto", "required", "none"):
+        assert llguidance_grammar(_WEATHER, dialect=own, tool_choice=tool_choice) == llguidance_grammar(
+            _WEATHER, dialect="qwen3-coder", tool_choice=tool_choice)
 
 
 def test_tokenizer_without_the_tags_gets_text_tags(tmp_path: Any) -> None:
