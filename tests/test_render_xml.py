@@ -279,6 +279,25 @@ def test_step_result_with_edge_newlines_reads_back_or_is_refused() -> None:
     assert parse_transcript(out, dialect="step-3.5").to_openai_messages()[-1]["content"] == "\nok\n"
 
 
+@pytest.mark.parametrize("content", ["\r", "\r\n", "ok\r", "\rok", "\r\nok\r\n"])
+def test_step_result_with_edge_carriage_returns_reads_back_or_is_refused(content: str) -> None:
+    """A result's edge ``\\r`` (or ``\\r\\n``) is a line end the parse takes like ``\\n``: rendered for Step
+    (no newline around results) it reads back or render refuses it, as ``return_spans`` does (regression: a found
+    example ``[user '0', assistant calling _() with no arguments, tool '\\r']`` rendered and read back as '')."""
+    msgs = [{"role": "user", "content": "0"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c0", "type": "function", "function": {"name": "_", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c0", "content": content}]
+    try:
+        out = render(msgs, tools=[], dialect="step-3.5")
+    except RenderError as exc:
+        assert (exc.message_index, exc.field) == (2, "content")
+        with pytest.raises(RenderError):
+            render(msgs, tools=[], dialect="step-3.5", return_spans=True)
+        return
+    assert parse_transcript(out, dialect="step-3.5").to_openai_messages()[-1]["content"] == content
+
+
 # --- the documented examples are what render gives ---------------------------------------------------
 
 _DOC = (REPO / "docs" / "dialects.md").read_text(encoding="utf-8")

@@ -322,6 +322,11 @@ def _truncated(st: _State, m: Mapping[str, Any], i: int, li: int, last: int, out
     out.append(f"{IM_START}{ASSISTANT}\n" + c.strip() + f"{IM_END}\n")
 
 
+#: the characters of a line end (``\n``, ``\r\n``, ``\r``): the parse takes one of any kind after ``<tool_response>``
+#: and before ``</tool_response>``, so a result starting or ending with one is re-checked where no newline pads it
+_LINE_END_CHARS = ("\n", "\r")
+
+
 def _result(st: _State, m: Mapping[str, Any], i: int, piece: int) -> str:
     p = st.profile
     ctx = st.ctx
@@ -333,7 +338,7 @@ def _result(st: _State, m: Mapping[str, Any], i: int, piece: int) -> str:
             check_block(pad + content + pad, closer=RESP_CLOSE, opener=RESP_OPEN, where="tool result", index=i,
                         field="content", shift=len(pad))
         st.user(content)
-        if not pad and (content.startswith("\n") or content.endswith("\n")):
+        if not pad and (content.startswith(_LINE_END_CHARS) or content.endswith(_LINE_END_CHARS)):
             ctx.suspect = True  # no newline of the template's around it: the parse may strip the content's
     if ctx.rec is not None:
         ctx.rec.items.append((piece, ("result", content), (i, "content")))
