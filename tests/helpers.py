@@ -274,3 +274,23 @@ def xml_dialect(name: str) -> Any:
     base = DIALECTS["qwen3"]
     prompt = base.generation_prompt + ("<think>\n" if name == "qwen3.5" else "")
     return dataclasses.replace(base, name=name, body_kind="xml", generation_prompt=prompt)
+
+
+#: the [grammar] extra that docs/constrained.md's and grammar_export's examples need (the README's ``[test]``
+#: does not install it; ``.ci/run`` does): the module to find and how a skip names it
+GRAMMAR_EXTRA = ("outlines_core", "the [grammar] extra (outlines-core)")
+
+
+def extra_param(value: Any, need: tuple[str, str] | None, where: str) -> Any:
+    """``value`` as a test parameter, ``ci_required`` when it needs the extra ``need`` (a skip under CI fails)."""
+    if need is None:
+        return value
+    return pytest.param(value, marks=pytest.mark.ci_required(f"{where} shows {need[1]}, installed by .ci/run"))
+
+
+def skip_without(need: tuple[str, str] | None) -> None:
+    """Skip the running test when the extra ``need`` is not installed (the newcomer's ``[test]``-only set-up)."""
+    import importlib.util
+
+    if need is not None and importlib.util.find_spec(need[0]) is None:
+        pytest.skip(f"{need[1]} is not installed")

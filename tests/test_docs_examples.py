@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
-import importlib.util
 import os
 import re
 import shlex
@@ -25,10 +24,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from helpers import GRAMMAR_EXTRA, extra_param, skip_without
 from hermes_toolcall.cli import build_parser
 
 REPO = Path(__file__).resolve().parent.parent
@@ -118,14 +117,7 @@ DOCTEST_PAGES = sorted({b.page for b in PYTHON if ">>> " in b.text and b.skip is
 
 #: pages whose examples need an extra that the README's ``[test]`` does not install: the newcomer's run
 #: (``.ci/newcomer.sh``) skips them; under CI, where ``.ci/run`` installs every extra, a skip fails (``ci_required``)
-EXTRA_PAGES = {"docs/constrained.md": ("outlines_core", "the [grammar] extra (outlines-core)")}
-
-
-def _page_param(page: Path) -> Any:
-    rel = str(page.relative_to(REPO))
-    if rel not in EXTRA_PAGES:
-        return page
-    return pytest.param(page, marks=pytest.mark.ci_required(f"{rel} shows {EXTRA_PAGES[rel][1]}, installed by .ci/run"))
+EXTRA_PAGES = {"docs/constrained.md": GRAMMAR_EXTRA}
 
 
 @pytest.mark.parametrize("block", [b for b in PYTHON if ">>> " not in b.text], ids=lambda b: b.name)
@@ -138,12 +130,14 @@ def test_python_block(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
     exec(compile(block.text, block.name, "exec"), {"__name__": "__docs__"})
 
 
-@pytest.mark.parametrize("page", [_page_param(p) for p in DOCTEST_PAGES], ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize(
+    "page",
+    [extra_param(p, EXTRA_PAGES.get(str(p.relative_to(REPO))), str(p.relative_to(REPO))) for p in DOCTEST_PAGES],
+    ids=lambda p: str(p.relative_to(REPO)),
+)
 def test_python_examples(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ``>>>`` blocks of a page run in order in one namespace (as a doctest file does), from the root."""
-    need = EXTRA_PAGES.get(str(page.relative_to(REPO)))
-    if need is not None and importlib.util.find_spec(need[0]) is None:
-        pytest.skip(f"{need[1]} is not installed")
+    skip_without(EXTRA_PAGES.get(str(page.relative_to(REPO))))
     monkeypatch.chdir(REPO)
     namespace: dict[str, object] = {"__name__": "__docs__"}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import importlib.util
 import pkgutil
 import warnings
-from typing import Any
 
 import pytest
 
 import hermes_toolcall
+from helpers import GRAMMAR_EXTRA, extra_param, skip_without
 from hermes_toolcall.integrations import ExtraMissing
 
 MODULES = sorted(
@@ -23,20 +22,12 @@ MODULES = sorted(
 
 #: modules whose examples need an extra that the README's ``[test]`` does not install: the newcomer's run
 #: (``.ci/newcomer.sh``) skips them; under CI, where ``.ci/run`` installs every extra, a skip fails (``ci_required``)
-EXTRA_MODULES = {"hermes_toolcall.grammar_export": ("outlines_core", "the [grammar] extra (outlines-core)")}
+EXTRA_MODULES = {"hermes_toolcall.grammar_export": GRAMMAR_EXTRA}
 
 
-def _param(name: str) -> Any:
-    if name not in EXTRA_MODULES:
-        return name
-    return pytest.param(name, marks=pytest.mark.ci_required(f"{name} shows {EXTRA_MODULES[name][1]}"))
-
-
-@pytest.mark.parametrize("name", [_param(m) for m in MODULES])
+@pytest.mark.parametrize("name", [extra_param(m, EXTRA_MODULES.get(m), m) for m in MODULES])
 def test_docstring_examples(name: str) -> None:
-    need = EXTRA_MODULES.get(name)
-    if need is not None and importlib.util.find_spec(need[0]) is None:
-        pytest.skip(f"{need[1]} is not installed")
+    skip_without(EXTRA_MODULES.get(name))
     try:
         module = importlib.import_module(name)
     except ExtraMissing as exc:  # an integration whose server is not installed here (tests/integrations/ run it)
