@@ -123,41 +123,8 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-#: The one upward import left: ``Transcript.to_request()`` (``_model``) imports ``_request`` inside the
-#: method, and ``_request`` checks each catalogue it takes apart by rendering it again (``render``), whose
-#: round-trip check parses (``_parse``), which builds ``Transcript`` values: the convenience needs a layer
-#: above its own class. The other conveniences no longer climb: the parts, turns and messages live in
-#: ``_parts`` (and spans and diagnostics in ``_span``), below the OpenAI view and the HTML views, which
-#: ``_model`` imports at its top. This list may only shrink.
-VALUE_CONVENIENCES = {
-    (f"{ROOT}._model", f"{ROOT}._request"),
-}
-
-
-def _lazy_in_functions(module: str, target: str) -> bool:
-    """Whether every import of ``target`` in ``module`` sits inside a function or under ``TYPE_CHECKING``
-    (nothing imports it when ``module`` is imported)."""
-    path = modules()[module]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    lazy = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    lazy += [n for n in ast.walk(tree) if isinstance(n, ast.If) and ast.unparse(n.test).endswith("TYPE_CHECKING")]
-    inside = {id(n) for f in lazy for n in ast.walk(f)}
-    package = _package_of(module, path)
-    known = modules()
-    return not any(
-        target in _targets(node, package, known)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in inside
-    )
-
-
 def test_the_package_has_no_import_cycle() -> None:
-    edges = graph()
-    for source, target in VALUE_CONVENIENCES:
-        assert target in edges[source], f"{source} no longer imports {target}: drop it from VALUE_CONVENIENCES"
-        assert _lazy_in_functions(source, target), f"{source} imports {target} at its top level"
-        edges[source].discard(target)
-    found = cycles(edges)
+    found = cycles(graph())
     assert found == [], "\n".join(" <-> ".join(c) for c in found)
 
 

@@ -1,4 +1,4 @@
-"""``render.fastjson.spaced`` is byte-identical to ``jsonio.dumps_spaced`` (Python's ``json.dumps``)."""
+"""``_fastjson.spaced`` is byte-identical to ``jsonio.dumps_spaced`` (Python's ``json.dumps``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from hermes_toolcall._fastjson import spaced
 from hermes_toolcall._jsonio import dumps_spaced
-from hermes_toolcall.render._fastjson import spaced
 
 _text = st.one_of(st.text(st.characters(codec="utf-8"), max_size=6), st.sampled_from([",", ":", ", ", '":"', "1.5e+3"]))
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), _text)

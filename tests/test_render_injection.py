@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from hermes_toolcall import RenderError, render
-from hermes_toolcall.render._injection import block_end
+from hermes_toolcall._injection import block_end
 
 TOOLS: list[dict[str, Any]] = [{"type": "function", "function": {
     "name": "f", "description": "d", "parameters": {"type": "object", "properties": {}}}}]

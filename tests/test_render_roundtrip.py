@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from hermes_toolcall import RenderError, UsageError, parse_transcript, render, render_tool_call, render_tool_calls
 from hermes_toolcall._model import InvalidToolCall, ToolCall, ToolResponse, ToolsBlock
 from hermes_toolcall._profiles import DIALECTS
+from hermes_toolcall._template_values import normalize_messages, normalize_tools
 from hermes_toolcall.conformance._generate import FRAGMENTS
 from hermes_toolcall.render._chat import check_round_trip, prescan
-from hermes_toolcall.render._values import normalize_messages, normalize_tools
 from hermes_toolcall.render._xmlchat import plain_name
 from hypothesis_stats import count, examples
 

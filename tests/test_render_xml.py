@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from conftest import REPO
 from hermes_toolcall import RenderError, get_profile, parse_transcript, render
 from hermes_toolcall._prompt_state import generation_prompt_state
+from hermes_toolcall._template_values import xml_value
 from hermes_toolcall._xml_catalogue import decode_xml_catalogue
 from hermes_toolcall._xmltypes import parameter_schema, type_value
 from hermes_toolcall.render import render_system_prompt, render_tool_call
-from hermes_toolcall.render._xml import value_reads_back, xml_value
+from hermes_toolcall.render._xml import value_reads_back
 from hypothesis_stats import count, examples
 
 pytest_plugins = ["hypothesis_stats"]

@@ -39,6 +39,7 @@ from ._parts import (
     as_dict,
     public_fields,
 )
+from ._request import transcript_to_request
 from ._span import Diagnostic, Severity, Span
 from .html import notebook_html, short_repr, tree
 from .tags import ReasoningKind
@@ -161,8 +162,6 @@ class Transcript:
         catalogue turn); ``tools``, when given, are the tools the catalogue was written from (the XML-like
         catalogues of Qwen3-Coder and Nemotron do not read back exactly). See ``hermes_toolcall._request``.
         """
-        from ._request import transcript_to_request  # lazy: the request view renders (render imports this)
-
         return transcript_to_request(self, dialect=dialect, tools=tools)
 
     def __repr__(self) -> str:

@@ -28,6 +28,7 @@ from .tags import ASSISTANT, TOOL, USER
 __all__ = [
     "INVALID_CALLS",
     "InvalidCalls",
+    "body_text",
     "check_invalid_calls",
     "completion_to_openai",
     "message_to_openai",
@@ -159,7 +160,8 @@ def completion_to_openai(c: CompletionView, *, invalid_calls: InvalidCalls = "co
     }
 
 
-def _body_text(turn: Turn, source: str) -> str:
+def body_text(turn: Turn, source: str) -> str:
+    """The text of a turn between its header and its ``<|im_end|>`` (or its end): a non-assistant turn's content."""
     end = turn.end.start if turn.end is not None else turn.span.end
     return source[turn.header.end : end] if turn.header.end <= end else ""
 
@@ -211,14 +213,14 @@ def transcript_to_messages(t: TranscriptView, *, invalid_calls: InvalidCalls = "
             results = [p for p in turn.parts if isinstance(p, ToolResponse)]
             results_content: list[tuple[str, str | None]]
             if not results:  # a tool turn without <tool_response> blocks: its body is the result
-                results_content = [(_body_text(turn, t.source), None)]
+                results_content = [(body_text(turn, t.source), None)]
             else:
                 results_content = [(r.content, r.name) for r in results]
             for content_text, name in results_content:
                 call_id = pending.pop(0) if pending else None
                 out.append(Message(role=TOOL, content=content_text, tool_call_id=call_id, name=name))
         else:
-            out.append(Message(role=role, content=_body_text(turn, t.source)))
+            out.append(Message(role=role, content=body_text(turn, t.source)))
     return tuple(out)
 
 

@@ -2,8 +2,13 @@
 
 The tool catalogue a template wrote into a system turn is taken out again (the system text the user gave
 is kept), and the Hermes templates' description rewrite (``name(args) - description`` followed by an
-``Args:`` list) is undone. Each choice is checked by rendering the catalogue again: when nothing
+``Args:`` list) is undone. Each choice is checked by writing the catalogue again: when nothing
 reproduces the turn exactly, the turn is kept as a system message and the descriptions as read.
+
+This view sits below ``render``, whose guard parses (and the parser builds ``Transcript``, whose
+``to_request`` this is): it writes catalogues with the unguarded writer (``_system_prompt``) and the guard's
+local checks (``_injection``), and what the guard's parse would check, that the turn reads back as exactly
+those tools, it reads from the parse the transcript already is.
 """
 
 from __future__ import annotations
@@ -14,9 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import _jsonio as jsonio
-from ._model import Reasoning, Text, ToolCall, ToolsBlock, Transcript, Turn
-from ._profiles import DialectProfile
-from .errors import DecodeError
+from ._injection import check_control_tokens, check_text
+from ._openai import TranscriptView, body_text, transcript_to_openai
+from ._parts import Reasoning, Text, ToolCall, ToolsBlock, Turn
+from ._profiles import DIALECTS, DialectProfile, get_profile
+from ._system_prompt import python_type, system_prompt
+from ._template_values import MISSING, get, jinja_str, tool_name
+from .errors import DecodeError, HermesError, RenderError
 from .tags import (
     ASSISTANT,
     CALL_CLOSE,
@@ -45,9 +54,6 @@ def original_description(function: Mapping[str, Any]) -> str | None:
     ...     "parameters": {"type": "object", "properties": {"a": {"type": "integer", "description": "A"}}}})
     'Add.'
     """
-    from .errors import RenderError
-    from .render import MISSING, get, jinja_str, python_type
-
     name, text, params = function.get("name"), function.get("description"), function.get("parameters")
     if not isinstance(name, str) or not isinstance(text, str) or not isinstance(params, Mapping):
         return None
@@ -79,14 +85,40 @@ def _undo(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _catalogue(
-    content: str, tools: list[dict[str, Any]], dialects: Sequence[str]
-) -> tuple[str | None, list[Any]] | None:
-    """(the user's system text or None, the tools) that make ``dialect`` write this catalogue turn."""
-    from ._profiles import get_profile
-    from .errors import HermesError
-    from .render import render_system_prompt
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class _View:
+    """A transcript's turns as the request reads them (``TranscriptView``)."""
 
+    turns: tuple[Turn, ...]
+    source: str
+
+
+def _reads_as(turn: Turn | None, tools: Sequence[Any]) -> bool:
+    """Whether the parsed ``turn`` holds ``<tools>`` blocks listing exactly ``tools`` (by name, in order) and
+    no call, result or broken call: what ``render.render_system_prompt``'s guard checks by parsing the
+    prompt again (``_roundtrip.verify_prompt``)."""
+    if turn is None or not any(isinstance(p, ToolsBlock) for p in turn.parts):
+        return False
+    names: list[Any] = []
+    for p in turn.parts:
+        if isinstance(p, ToolsBlock):
+            names.extend(tool_name(t) for t in p.tools)
+        elif not isinstance(p, (Text, Reasoning)):
+            return False
+    return names == [tool_name(t) for t in tools]
+
+
+def _catalogue(
+    content: str, tools: list[dict[str, Any]], dialects: Sequence[str], read: Turn | None
+) -> tuple[str | None, list[Any]] | None:
+    """(the user's system text or None, the tools) that make ``dialect`` write this catalogue turn (``read``:
+    the turn as the transcript parsed it).
+
+    A choice passes ``render.render_system_prompt``'s guard: its local checks run here, and its parse back
+    (the turn holds exactly these tools) is the parse ``read`` already is.
+    """
+    if not _reads_as(read, tools):
+        return None
     turn = f"{IM_START}{SYSTEM}\n" + content + IM_END
     seps = [i for i in range(len(content)) if content.startswith("\n\n", i)]
     before = [None] + [content[:i] for i in seps]
@@ -96,7 +128,10 @@ def _catalogue(
         listed = _undo(tools) if profile.tools_block == "hermes" else tools
         for system in after if profile.system_with_tools == "after" else before:
             try:
-                written = render_system_prompt(listed, dialect=dialect, system=system)
+                check_control_tokens((), listed)
+                if system is not None:
+                    check_text(system, where="system", index=None)
+                written = system_prompt(listed, profile, system)
             except HermesError:
                 break
             if written.startswith(turn):
@@ -104,7 +139,7 @@ def _catalogue(
     return None
 
 
-def ends_with_generation_prompt(transcript: Transcript, dialect: str | DialectProfile) -> bool:
+def ends_with_generation_prompt(transcript: TranscriptView, dialect: str | DialectProfile) -> bool:
     """Whether the transcript ends with the dialect's generation prompt (an open assistant turn holding
     nothing but what ``add_generation_prompt`` writes: QwQ's ``<think>\\n`` included).
 
@@ -114,8 +149,6 @@ def ends_with_generation_prompt(transcript: Transcript, dialect: str | DialectPr
     >>> ends_with_generation_prompt(parse_transcript("<|im_start|>assistant\\n<think>\\n"), "qwen3")
     False
     """
-    from ._profiles import get_profile
-
     if not transcript.turns:
         return False
     last = transcript.turns[-1]
@@ -124,7 +157,7 @@ def ends_with_generation_prompt(transcript: Transcript, dialect: str | DialectPr
     return transcript.source[last.span.start : last.span.end] == get_profile(dialect).generation_prompt
 
 
-def _reasoning_as_text(transcript: Transcript) -> Transcript:
+def _reasoning_as_text(transcript: TranscriptView) -> _View:
     """The transcript with every reasoning segment of an assistant turn read as the text it was written
     as (its tags included): for the templates that write ``content`` verbatim and never render
     ``reasoning_content``, reasoning markup in a turn came from the message's content."""
@@ -138,7 +171,7 @@ def _reasoning_as_text(transcript: Transcript) -> Transcript:
             )
             turn = dataclasses.replace(turn, parts=parts)
         turns.append(turn)
-    return dataclasses.replace(transcript, turns=tuple(turns))
+    return _View(turns=tuple(turns), source=source)
 
 
 def _content_as_written(turn: Turn, profile: DialectProfile) -> str | None:
@@ -226,7 +259,7 @@ def _written_as_string(call: ToolCall, k: int) -> bool:
     return isinstance(body, dict) and isinstance(body.get("arguments"), str)
 
 
-def _object_arguments(transcript: Transcript, messages: list[dict[str, Any]]) -> None:
+def _object_arguments(transcript: TranscriptView, messages: list[dict[str, Any]]) -> None:
     """For the templates that always encode ``arguments`` (``tojson``): each call written with an object
     gets that object back (its JSON string would be encoded twice), one written with a string its string."""
     calls: list[tuple[ToolCall, int]] = []
@@ -244,7 +277,7 @@ def _object_arguments(transcript: Transcript, messages: list[dict[str, Any]]) ->
 
 
 def transcript_to_request(
-    transcript: Transcript, *, dialect: str | None = None, tools: Sequence[Any] | None = None
+    transcript: TranscriptView, *, dialect: str | None = None, tools: Sequence[Any] | None = None
 ) -> dict[str, Any]:
     """``{"messages": [...], "tools": [...]}``: what ``render`` turns into this transcript.
 
@@ -272,17 +305,15 @@ def transcript_to_request(
     >>> request["messages"], request["tools"][0]["function"]["description"]
     ([{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'hi'}], 'Time.')
     """
-    from ._profiles import DIALECTS, get_profile
-
     dialects = [get_profile(dialect).name] if dialect is not None else sorted(DIALECTS)
     profile = get_profile(dialect) if dialect is not None else None
-    view = transcript
+    view: TranscriptView = transcript
     if profile is not None and ends_with_generation_prompt(transcript, profile):
-        view = dataclasses.replace(view, turns=view.turns[:-1])
+        view = _View(turns=view.turns[:-1], source=view.source)
     # Nemotron writes reasoning markup in content as it is, and renders reasoning_content as the same markup
     if profile is not None and profile.reasoning in ("none", "qwq", "history-truncated"):
         view = _reasoning_as_text(view)
-    messages = [dict(m) for m in view.to_openai_messages()]
+    messages = [dict(m) for m in transcript_to_openai(view)]
     if profile is not None:
         turns = [t for t in view.turns if t.role == ASSISTANT]
         said = [m for m in messages if m.get("role") == ASSISTANT]
@@ -321,7 +352,9 @@ def transcript_to_request(
     for k, m in enumerate(messages):
         content = m.get("content")
         if m.get("role") in (SYSTEM, DEVELOPER) and isinstance(content, str) and TOOLS_OPEN in content:
-            match = _catalogue(content, listed, dialects)
+            read_turn = next((t for t in transcript.turns if t.role == m.get("role")
+                              and body_text(t, transcript.source) == content), None)
+            match = _catalogue(content, listed, dialects, read_turn)
             if match is None:  # no dialect writes this turn: the blocks are the tools, the rest stays
                 rest = _TOOLS_BLOCKS.sub("", content)
                 if rest.strip(" \t\n\r"):

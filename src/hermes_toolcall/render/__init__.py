@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, overload
 
+from .._injection import block_end
 from .._model import Message
 from .._profiles import DialectProfile, get_profile
+from .._system_prompt import hermes_tool_line, omp_guide, python_type, render_inband_tool_prompt, render_tool_catalog
+from .._template_values import MISSING, get, jinja_str, normalize_messages, normalize_tools
 from ..errors import HermesError, RenderError, UsageError
 from ._calls import call_json, render_tool_call, render_tool_calls
 from ._chat import render_chat, render_thinking
-from ._injection import block_end
 from ._oracle import TEMPLATES_ENV, template_path
 from ._results import render_tool_response, render_tool_responses
 from ._spans import SPAN_KINDS, Rendered, RenderedSpan, SpanKind, render_spans
@@ -27,15 +29,7 @@ from ._special import (
     normalize_special_tokens,
     special_tokens_from,
 )
-from ._system import (
-    hermes_tool_line,
-    omp_guide,
-    python_type,
-    render_inband_tool_prompt,
-    render_system_prompt,
-    render_tool_catalog,
-)
-from ._values import MISSING, get, jinja_str, normalize_messages, normalize_tools
+from ._system import render_system_prompt
 
 __all__ = [
     "MISSING",

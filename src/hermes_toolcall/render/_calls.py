@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .._fastjson import spaced
 from .._jsonio import dumps_compact, loads
 from .._model import FunctionCall
 from .._profiles import DialectProfile, get_profile
+from .._template_values import MISSING, call_function, crash, get, jinja_str
 from ..errors import DecodeError, RenderError
 from ..tags import CALL_CLOSE, CALL_OPEN
-from ._fastjson import spaced
-from ._values import MISSING, call_function, crash, get, jinja_str
 
 __all__ = ["call_json", "render_tool_call", "render_tool_calls"]
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._injection import check_reasoning, check_text
 from .._profiles import DialectProfile
+from .._template_values import MISSING, crash, jinja_str, reasoning_of, require_str
 from ..tags import (
     ASSISTANT,
     DEVELOPER,
@@ -25,10 +27,8 @@ from ..tags import (
     TOOL,
     USER,
 )
-from ._injection import check_reasoning, check_text
 from ._results import content_text
 from ._roundtrip import Recorder, changed, reasoning_is_structure, verify
-from ._values import MISSING, crash, jinja_str, reasoning_of, require_str
 from ._writers import (
     _PLAIN,
     _calls,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .._template_values import jinja_str
 from ..tags import RESP_CLOSE, RESP_OPEN
-from ._values import jinja_str
 
 __all__ = ["content_text", "render_tool_response", "render_tool_responses"]
 
@@ -58,7 +58,7 @@ def render_tool_response(content: Any, *, allow_injection: bool = False) -> str:
     """
     text = jinja_str(content)
     if not allow_injection:
-        from ._injection import check_block, check_text
+        from .._injection import check_block, check_text
 
         check_text(text, where="content", index=None)
         check_block("\n" + text + "\n", closer=RESP_CLOSE, opener=RESP_OPEN, where="content",

@@ -23,10 +23,10 @@ from .._ids import sequential_ids
 from .._jsonio import dumps_compact, dumps_spaced, loads
 from .._model import InvalidToolCall, Reasoning, Text, ToolCall, ToolResponse, ToolsBlock, Transcript
 from .._profiles import DialectProfile
+from .._template_values import MISSING, call_function, get, jinja_str, reasoning_of, tool_name, xml_value
 from ..errors import DecodeError, RenderError
 from ..tags import IM_START, SYSTEM
 from ._results import content_text
-from ._values import MISSING, call_function, get, jinja_str, reasoning_of
 
 __all__ = [
     "NEVER",
@@ -35,7 +35,6 @@ __all__ = [
     "changed",
     "expected_arguments",
     "reasoning_is_structure",
-    "tool_name",
     "verify",
     "verify_call_block",
     "verify_prompt",
@@ -79,12 +78,6 @@ class Written:
 def _resolved(item: Item) -> Item:
     return ("call", item[1], expected_arguments(item[2].arguments)) if item[0] == "call" and isinstance(
         item[2], Written) else item
-
-
-def tool_name(tool: Any) -> Any:
-    """The name of an OpenAI tool object (``function.name``, or ``name`` of a flat one)."""
-    fn = get(tool, "function")
-    return get(fn if isinstance(fn, Mapping) else tool, "name")
 
 
 def expected_arguments(args: Any) -> str:
@@ -408,8 +401,6 @@ def _fields(message: Mapping[str, Any], profile: DialectProfile) -> list[tuple[s
 
 def _xml_fields(prefix: str, args: Any) -> list[tuple[str, str]]:
     """An XML call's argument values as written, one field per key (``…arguments.KEY``)."""
-    from ._xml import xml_value  # local import: xml imports this module's neighbours
-
     if isinstance(args, str):
         try:
             args = loads(args)
@@ -568,7 +559,7 @@ def verify_xml_call_block(block: str, name: Any, args: Any, profile: DialectProf
     Raises:
         RenderError: with ``field`` ``name`` or ``arguments.KEY`` and the offset inside it.
     """
-    from ._xml import argument_schemas, plain_name, value_reads_back, xml_arguments, xml_value
+    from ._xml import argument_schemas, plain_name, value_reads_back, xml_arguments
 
     mapping = xml_arguments(args, profile, None) or {}
     parameters = argument_schemas(tools).get(name) if isinstance(name, str) else None

@@ -13,8 +13,11 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from .._fastjson import spaced
+from .._injection import check_block, check_control_tokens
 from .._jsonio import dumps_compact, dumps_fast, loads
 from .._profiles import DialectProfile
+from .._template_values import MISSING, call_function, crash, get, jinja_str, require_str, tool_name
 from ..errors import DecodeError, RenderError
 from ..tags import (
     ASSISTANT,
@@ -31,12 +34,9 @@ from ..tags import (
     USER,
 )
 from ._calls import call_json
-from ._fastjson import spaced
-from ._injection import check_block, check_control_tokens
 from ._results import content_text
-from ._roundtrip import Recorder, Written, tool_name, verify_prompt
+from ._roundtrip import Recorder, Written, verify_prompt
 from ._system import render_system_prompt
-from ._values import MISSING, call_function, crash, get, jinja_str, require_str
 
 __all__: list[str] = []  # internal to render/
 

@@ -19,23 +19,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._injection import check_block, check_reasoning
 from .._model import FunctionCall
 from .._profiles import DialectProfile
+from .._template_values import MISSING, crash, get, jinja_str, reasoning_of, require_str, xml_value
 from .._xmltypes import parameter_schema
 from ..errors import RenderError
 from ..tags import ASSISTANT, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, SYSTEM, THINK_CLOSE, THINK_OPEN, TOOL, USER
-from ._injection import check_block, check_reasoning
 from ._roundtrip import expected_arguments
-from ._values import MISSING, crash, get, jinja_str, reasoning_of, require_str
 from ._writers import _Ctx, _known_roles, _place_tools, _role, _system_prompt
 from ._xml import (
     argument_schemas,
-    attr,
     plain_name,
     value_reads_back,
     xml_arguments,
     xml_call,
-    xml_value,
 )
 
 __all__ = ["generation_prompt", "render_xml_family"]
@@ -89,8 +87,8 @@ class _State:
         out = []
         for item in value:
             try:
-                image = "image" in item or "image_url" in item or attr(item, "type") == "image"
-                video = not image and ("video" in item or attr(item, "type") == "video")
+                image = "image" in item or "image_url" in item or get(item, "type") == "image"
+                video = not image and ("video" in item or get(item, "type") == "video")
                 text = not image and not video and "text" in item
             except TypeError as exc:
                 raise crash(self.profile.name, f"a content item is a {type(item).__name__}", index=index,
@@ -110,7 +108,7 @@ class _State:
                 out.append("<|vision_start|><|image_pad|><|vision_end|>" if image else
                            "<|vision_start|><|video_pad|><|vision_end|>")
             elif text:
-                out.append(self.user(jinja_str(attr(item, "text"))))
+                out.append(self.user(jinja_str(get(item, "text"))))
             else:
                 raise crash(self.profile.name, "Unexpected item type in content.", index=index, error="TemplateError")
         return "".join(out)
@@ -122,14 +120,14 @@ class _State:
         if isinstance(value, str):
             return value
         if isinstance(value, Mapping):
-            return self.user(jinja_str(value["value"] if "value" in value else attr(value, "text")))
+            return self.user(jinja_str(value["value"] if "value" in value else get(value, "text")))
         if not isinstance(value, Iterable):
             return ""
         out = []
         for item in value:
-            kind = attr(item, "type")
+            kind = get(item, "type")
             if kind == "text":
-                out.append(self.user(jinja_str(item["value"] if "value" in item else attr(item, "text"))))
+                out.append(self.user(jinja_str(item["value"] if "value" in item else get(item, "text"))))
             elif kind == "image":
                 out.append("<im_patch>")
         return "".join(out)
@@ -195,12 +193,12 @@ def _calls(st: _State, m: Mapping[str, Any], index: int, piece: int) -> list[str
     for k, call in enumerate(calls):
         if isinstance(call, FunctionCall):
             call = {"function": {"name": call.name, "arguments": call.arguments}}
-        fn = attr(call, "function")
+        fn = get(call, "function")
         prefix = f"tool_calls[{k}].function." if fn is not MISSING else f"tool_calls[{k}]."
         if fn is MISSING:
             fn = call
-        name = attr(fn, "name")
-        args = attr(fn, "arguments")
+        name = get(fn, "name")
+        args = get(fn, "arguments")
         if rec is not None:
             rec.items.append((piece, ("call", jinja_str(name), expected_arguments(args)), (index, prefix)))
         block, _ = xml_call(name, args, st.profile, index)

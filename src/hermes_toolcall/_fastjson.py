@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._jsonio import dumps_fast, dumps_spaced, loads
-from ..errors import DecodeError
+from ._jsonio import dumps_fast, dumps_spaced, loads
+from .errors import DecodeError
 
 __all__ = ["spaced"]
 

@@ -13,10 +13,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._jsonio import dumps_compact
-from .._model import FunctionCall
-from ..errors import RenderError
-from ..tags import TOOLS_CLOSE
+from ._jsonio import dumps_compact
+from ._parts import FunctionCall
+from .errors import RenderError
+from .tags import TOOLS_CLOSE
 
 __all__ = ["block_end", "check_block", "check_control_tokens", "check_reasoning", "check_text"]
 

@@ -1,6 +1,7 @@
-"""Input normalisation for rendering, and the Jinja value semantics the templates rely on.
+"""Input normalisation for rendering, and the Jinja value semantics the templates rely on (below ``render``:
+the system-prompt writer of ``_system_prompt`` and the request view of ``_request`` use them too).
 
-Messages and tools arrive as OpenAI-shaped dicts or as ``_model.Message`` values. They are brought to
+Messages and tools arrive as OpenAI-shaped dicts or as ``Message`` values. They are brought to
 the shape transformers hands to a template (``official-templates.md`` §2): plain dicts, keys whose
 value is None dropped. transformers also aliases reasoning (the first of ``reasoning_content``,
 ``thinking``, ``reasoning`` becomes ``reasoning_content``); the renderer reads it through ``reasoning_of``,
@@ -12,10 +13,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._model import FunctionCall, Message
-from ..errors import RenderError
+from ._fastjson import spaced
+from ._parts import FunctionCall, Message
+from .errors import RenderError
 
-__all__ = ["MISSING", "crash", "jinja_str", "normalize_messages", "normalize_tools", "reasoning_of", "require_str"]
+__all__ = [
+    "MISSING",
+    "call_function",
+    "crash",
+    "get",
+    "jinja_str",
+    "normalize_messages",
+    "normalize_tools",
+    "reasoning_of",
+    "require_str",
+    "tool_name",
+    "xml_value",
+]
 
 
 class _Missing:
@@ -149,9 +163,46 @@ def get(mapping: Any, key: str) -> Any:
     return MISSING
 
 
+def tool_name(tool: Any) -> Any:
+    """The name of an OpenAI tool object (``function.name``, or ``name`` of a flat one).
+
+    >>> tool_name({"type": "function", "function": {"name": "ls"}}), tool_name({"name": "ls"}), tool_name(1)
+    ('ls', 'ls', MISSING)
+    """
+    fn = get(tool, "function")
+    return get(fn if isinstance(fn, Mapping) else tool, "name")
+
+
 def call_function(call: Any) -> Any:
     """The ``function`` object of an OpenAI tool call, or the call itself when it is flat."""
     if isinstance(call, FunctionCall):
         return {"name": call.name, "arguments": call.arguments}
     fn = get(call, "function")
     return fn if isinstance(fn, Mapping) and fn else call
+
+
+def _is_sequence(value: Any) -> bool:
+    """Jinja's ``is sequence``: has a length and item access."""
+    try:
+        len(value)
+        value.__getitem__  # noqa: B018 - the test is whether the attribute exists
+    except Exception:  # any failure means "not a sequence", as in Jinja
+        return False
+    return True
+
+
+def xml_value(value: Any) -> str:
+    """A parameter's VALUE text in the XML-body templates: ``tojson`` for a mapping or a non-string sequence,
+    else ``| string``.
+
+    Raises:
+        TypeError, ValueError: the value has no JSON text (the template's ``tojson`` raises too).
+
+    >>> xml_value(True), xml_value(None), xml_value(1e-07), xml_value([1, None]), xml_value("a <b>")
+    ('True', 'None', '1e-07', '[1, null]', 'a <b>')
+    """
+    if type(value) is str:
+        return value
+    if isinstance(value, Mapping) or (not isinstance(value, str) and _is_sequence(value)):
+        return spaced(value)
+    return jinja_str(value)
