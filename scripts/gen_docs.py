@@ -1,5 +1,6 @@
 """Generate the docs that are derived from code: the diagnostics catalogue, the state diagram, the grammar's
-structure diagram and walked transcript (regions of docs/grammar.md).
+structure diagram and walked transcript (regions of docs/grammar.md), the XML-body serving table (regions of
+docs/integrations.md, from tests/data/peers/xml_serving.json).
 
 python scripts/gen_docs.py          # write the files
 python scripts/gen_docs.py --check  # exit 1 if a file is out of date (CI)
@@ -354,10 +355,70 @@ def grammar_md() -> str:
     return _with_regions("docs/grammar.md", _REGIONS)
 
 
+# ---- docs/integrations.md: the XML-body serving table (tests/data/peers/xml_serving.json) ---------------------
+
+_SERVING = ROOT / "tests" / "data" / "peers" / "xml_serving.json"
+_PEERS = ROOT / "tests" / "data" / "peers" / "xml_bodies.json"
+_COLUMNS = (
+    ("vllm:qwen3_coder", "vLLM `qwen3_coder`"),
+    ("vllm:qwen3_xml", "vLLM `qwen3_xml`"),
+    ("sglang:qwen3_coder", "SGLang `qwen3_coder`"),
+    ("vllm:hermes_toolcall_qwen3_coder", "vLLM plugin"),
+    ("sglang:hermes_toolcall_qwen3_coder", "SGLang plugin"),
+)
+
+
+def _verdict(cell: dict[str, str]) -> str:
+    mark = {"right": "✓", "calls": "✗ calls", "content": "✗ content"}
+    stream, whole = (mark.get(cell[m], "✗ " + cell[m]) for m in ("stream", "whole"))
+    return stream if stream == whole else f"stream {stream}; whole {whole}"
+
+
+def xml_serving_rows() -> list[str]:
+    """The serving table: each case's verdict per parser (stream and whole), then the totals."""
+    import json
+
+    table = json.loads(_SERVING.read_text(encoding="utf-8"))
+    pending = set(table["pending"])
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(table["versions"].items()))
+    out = [f"Recorded with {versions}. ✓: right streamed (4-token deltas) and whole; pending: the case needs "
+           "what issue 29 item 4 reserves (`HT234` bare functions, `HT242` a call ending unclosed reasoning), "
+           "the plugins give what the engines give today.", "",
+           "| case | " + " | ".join(label for _, label in _COLUMNS) + " |", "|---|" + "---|" * len(_COLUMNS)]
+    right = dict.fromkeys((c for c, _ in _COLUMNS), 0)
+    for case, row in table["cases"].items():
+        cells = []
+        for column, _ in _COLUMNS:
+            cell = row[column]
+            right[column] += cell["stream"] == cell["whole"] == "right"
+            text = _verdict(cell)
+            if case in pending and "hermes_toolcall" in column and text != "✓":
+                text = "pending"
+            cells.append(text)
+        out.append(f"| {_cell(case)} | " + " | ".join(_cell(c) for c in cells) + " |")
+    n = len(table["cases"])
+    out.append("| **right, stream and whole** | " + " | ".join(f"**{right[c]}/{n}**" for c, _ in _COLUMNS) + " |")
+    return out
+
+
+def xml_differences() -> list[str]:
+    """The peer cases where the project deliberately differs, and why (tests/data/peers/xml_bodies.json)."""
+    import json
+
+    cases = json.loads(_PEERS.read_text(encoding="utf-8"))["cases"]
+    return [f"- `{c['id']}`: {c['why']}" for c in cases if c["ours"] == "differ"]
+
+
+def integrations_md() -> str:
+    """docs/integrations.md with its generated regions rewritten (the prose around them is written by hand)."""
+    return _with_regions("docs/integrations.md", {"xml-serving": xml_serving_rows, "xml-differences": xml_differences})
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "docs/diagnostics.md": diagnostics_md,
     "docs/statemachine.md": statemachine_md,
     "docs/grammar.md": grammar_md,
+    "docs/integrations.md": integrations_md,
 }
 
 

@@ -32,6 +32,7 @@ from sglang.srt.function_call.core_types import StreamingParseResult, StructureI
 from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
 
 from .._profiles import DIALECTS  # noqa: E402
+from ..errors import UsageError  # noqa: E402
 from ..render import render_tool_call  # noqa: E402
 from ..tags import CALL_CLOSE, CALL_OPEN  # noqa: E402
 from . import _config as config  # noqa: E402
@@ -153,9 +154,21 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
         return result
 
     def structure_info(self) -> Any:
-        """The frame of a call for SGLang's structural tags (``<tool_call>`` triggers it)."""
+        """The frame of a call for SGLang's structural tags (``<tool_call>`` triggers it).
+
+        Raises:
+            UsageError: an XML-body dialect (its arguments are no JSON value between a begin and an
+                end; SGLang takes xgrammar's ``qwen_3_coder`` tag instead, ``get_structural_tag_name``).
+        """
         dialect = self._dialect()
+        if DIALECTS[dialect].body_kind != "json":
+            raise UsageError(f"dialect {dialect!r}: an XML call body has no JSON frame; use its structural tag")
         return lambda name: structure_of(name, dialect)
+
+    def get_structural_tag_name(self) -> str | None:
+        """xgrammar's built-in tag for an XML-body dialect (``qwen_3_coder``, as SGLang's own detector);
+        None for JSON bodies (the frame of ``structure_info``)."""
+        return "qwen_3_coder" if DIALECTS[self._dialect()].body_kind == "xml" else None
 
 
 def register() -> None:

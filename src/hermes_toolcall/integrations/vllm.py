@@ -175,7 +175,8 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
     engine_based_streaming = True
     supports_required_and_named = False  # the model writes <tool_call> blocks for every tool_choice
     # required / named tool_choice: vLLM constrains the output with xgrammar's builtin Hermes
-    # structural tag (VLLM_ENFORCE_STRICT_TOOL_CALLING, on by default), which this parser reads
+    # structural tag (VLLM_ENFORCE_STRICT_TOOL_CALLING, on by default), which this parser reads;
+    # the per-dialect names take their body kind's (STRUCTURAL_TAG_MODEL)
     structural_tag_model = "hermes"
     dialect: str | None = None  # None: HERMES_TOOLCALL_DIALECT
 
@@ -340,13 +341,23 @@ class HermesReasoningParser(ReasoningParser):  # type: ignore[misc]
         return DeltaMessage(reasoning=split.reasoning or None, content=split.content or None)
 
 
+#: xgrammar's built-in structural tag of each call body kind, which vLLM applies for ``required`` / a named
+#: ``tool_choice``: the JSON body's ``hermes``, the XML body's ``qwen_3_coder`` (what vLLM's own
+#: ``qwen3_coder`` parser asks for)
+STRUCTURAL_TAG_MODEL = {"json": "hermes", "xml": "qwen_3_coder"}
+
+
 def _register() -> None:
     ToolParserManager.register_module(NAME, module=HermesToolParser)
     ReasoningParserManager.register_module(NAME, module=HermesReasoningParser)
     for dialect in DIALECTS:
         suffix = dialect.replace("-", "_").replace(".", "")
         attrs = {"dialect": dialect, "__module__": __name__}
-        tool = type(f"HermesToolParser_{suffix}", (HermesToolParser,), attrs)
+        tool = type(
+            f"HermesToolParser_{suffix}",
+            (HermesToolParser,),
+            {**attrs, "structural_tag_model": STRUCTURAL_TAG_MODEL[DIALECTS[dialect].body_kind]},
+        )
         reasoning = type(f"HermesReasoningParser_{suffix}", (HermesReasoningParser,), attrs)
         ToolParserManager.register_module(f"{NAME}_{suffix}", module=tool)
         ReasoningParserManager.register_module(f"{NAME}_{suffix}", module=reasoning)

@@ -8,12 +8,25 @@ reasoning parser runs before the detector, so the oracle is the no-reasoning-par
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
 from sglang.srt.entrypoints.openai.protocol import Tool
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from xml_serving import (
+    PENDING,
+    PLUGINS,
+    SGLANG_PARSERS,
+    TABLE,
+    Case,
+    plugin_reads_as_the_engine,
+    run,
+    sglang_stream,
+    sglang_whole,
+)
+from xml_serving import cases as xml_cases
 
 import hermes_toolcall.integrations.sglang as plugin
 from hermes_toolcall.integrations.sglang import HermesDetector, register
@@ -119,3 +132,44 @@ def test_docstring_examples_with_the_real_server() -> None:
     import doctest
 
     assert doctest.testmod(plugin, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+# ---------------------------------------------------------------------------------------------- XML bodies
+# issue 29 item 8: the XML-body dialects served; the serving table of docs/integrations.md
+
+XML_CASES = xml_cases()
+RECORDED = json.loads(TABLE.read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.mark.parametrize("case", XML_CASES, ids=[c.id for c in XML_CASES])
+def test_xml_serving_table_is_what_sglang_gives(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SGLang cell of tests/data/peers/xml_serving.json, recomputed with SGLang's classes; the plugin reads
+    every case as the engine does (4-token, 1-character and one-delta streams, and the whole text)."""
+    monkeypatch.setenv("HERMES_TOOLCALL_UNDECLARED", "keep")
+    for column, _, name in SGLANG_PARSERS:
+        cell = run(column, case)
+        if column in PLUGINS:
+            if case.id not in PENDING:
+                assert cell == RECORDED[case.id][column], column
+            for deltas in (None, list(case.text), [case.text]):
+                if deltas is not None and len(case.text) > 10_000 and len(deltas) > 1:
+                    continue  # the 100 KB case: 4-token deltas only
+                assert plugin_reads_as_the_engine(case, sglang_stream(name, case, deltas)), column
+            assert plugin_reads_as_the_engine(case, sglang_whole(name, case)), column
+        else:
+            assert cell == RECORDED[case.id][column], column
+
+
+@pytest.mark.parametrize("dialect", ["qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5"])
+def test_xml_dialects_constrain_required_calls_to_their_xml_body(dialect: str) -> None:
+    from hermes_toolcall.errors import UsageError
+
+    suffix = dialect.replace("-", "_").replace(".", "")
+    item = EDGE[0]
+    parser = FunctionCallParser(_tools(item), f"hermes_toolcall_{suffix}")
+    kind, tag = parser.get_structure_constraint("required")
+    assert kind == "structural_tag"
+    text = tag.model_dump_json()
+    assert "<function=get_weather>" in text and '{\\"name\\"' not in text
+    with pytest.raises(UsageError):
+        parser.detector.structure_info()

@@ -9,16 +9,30 @@ finish reason); non-streaming is ``Parser.parse()`` after ``set_prompt_token_ids
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
-from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
+from common import EDGE, XML_EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
 from tokenizers.decoders import DecodeStream
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
 from vllm.parser import ParserManager
 from vllm.tokenizers import get_tokenizer
+from xml_serving import (
+    PENDING,
+    PLUGINS,
+    TABLE,
+    VLLM_PARSERS,
+    Case,
+    plugin_reads_as_the_engine,
+    run,
+    token_deltas,
+    vllm_stream,
+    vllm_whole,
+)
+from xml_serving import cases as xml_cases
 
 import hermes_toolcall.integrations.vllm as plugin
 from hermes_toolcall.conformance._adapter import Request
@@ -120,7 +134,7 @@ def test_stream_equals_whole_equals_parse_completion(tokenizer: Any, item: Input
         assert finish == ("tool_calls" if expected.calls else "stop")
 
 
-@pytest.mark.parametrize("item", EDGE, ids=[i.id for i in EDGE])
+@pytest.mark.parametrize("item", EDGE + XML_EDGE, ids=[i.id for i in EDGE + XML_EDGE])
 def test_eager_mode_streams_arguments(tokenizer: Any, item: Input, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HERMES_TOOLCALL_EAGER", "1")
     expected = oracle(item, reasoning_parser=True)
@@ -128,7 +142,8 @@ def test_eager_mode_streams_arguments(tokenizer: Any, item: Input, monkeypatch: 
                                       reasoning=True)
     assert not problems
     assert parser.tool_parser.get_remaining_unstreamed_args() == ""
-    if item.id == "truncated-second-call":  # announced before it was cut: the client has a partial call
+    if item.id.startswith(("truncated-second-call", "xml-truncated-second")):  # announced before it was cut: the
+        # client has a partial call
         assert got.calls[0] == expected.calls[0] and len(got.calls) == 2
     else:
         assert got == expected
@@ -305,3 +320,88 @@ def test_shared_fields_sets_read_the_same_after_vllm_assigns_fields() -> None:
     assert first.model_dump_json(exclude_unset=True) == DeltaMessage.model_construct(
         role=None, content="c", reasoning=None, tool_calls=[]
     ).model_dump_json(exclude_unset=True)
+
+
+# ---------------------------------------------------------------------------------------------- XML bodies
+# issue 29 item 8: the XML-body dialects served; the serving table of docs/integrations.md
+
+
+def _add(acc: Accumulator, delta: Any) -> None:
+    if delta is not None:
+        pieces = [(tc.index, tc.id, tc.function.name if tc.function else None,
+                   (tc.function.arguments or "") if tc.function else "") for tc in delta.tool_calls]
+        acc.add(delta.content, None, pieces)
+
+
+@pytest.mark.parametrize("item", XML_EDGE, ids=[i.id for i in XML_EDGE])
+def test_xml_call_announced_when_its_name_is_complete_arguments_append_only(
+    tokenizer: Any, item: Input, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eager: a call's id and name go out in the delta that completes ``<function=NAME>``; its argument
+    pieces only append, and join to the non-streaming arguments, character for character."""
+    monkeypatch.setenv("HERMES_TOOLCALL_EAGER", "1")
+    request = _request(item)
+    suffix = item.dialect.replace("-", "_").replace(".", "")
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+    parser = ToolParserManager.get_tool_parser(f"hermes_toolcall_{suffix}")(tokenizer, request.tools)
+    whole = [(c.function.name, c.function.arguments) for c in parser.extract_tool_calls(item.text, request).tool_calls]
+    parser = ToolParserManager.get_tool_parser(f"hermes_toolcall_{suffix}")(tokenizer, request.tools)
+    acc = Accumulator()
+    announced: list[tuple[str, str]] = []  # (name, text fed so far) at each announcement
+    fed = ""
+    for ch in item.text:
+        fed += ch
+        delta = parser.extract_tool_calls_streaming("", "", ch, [], [], [], request)
+        if delta is None:
+            continue
+        announced += [(tc.function.name, fed) for tc in delta.tool_calls if tc.function and tc.function.name]
+        _add(acc, delta)
+    _add(acc, parser.finish_streaming())
+    assert not acc.problems
+    for name, text in announced:
+        if text.endswith(f"<function={name}>"):
+            continue
+        assert item.id.startswith("xml-json-body"), (name, text[-40:])  # a JSON body: announced at its name's end
+    got = acc.message()
+    if item.id.startswith("xml-truncated-second"):  # the cut call was announced: the client has it, partial
+        assert got.calls[: len(whole)] == tuple(whole) and len(got.calls) == len(whole) + 1
+    else:
+        assert got.calls == tuple(whole)
+
+
+@pytest.mark.parametrize("dialect", ["qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5"])
+def test_xml_dialect_names_and_their_structural_tag(dialect: str) -> None:
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+    suffix = dialect.replace("-", "_").replace(".", "")
+    cls = ToolParserManager.get_tool_parser(f"hermes_toolcall_{suffix}")
+    assert cls.dialect == dialect and cls.structural_tag_model == "qwen_3_coder"
+    item = next(i for i in XML_EDGE if i.dialect == dialect)
+    composed = _parser_cls(False, dialect)
+    request = composed(None, None).adjust_request(_request(item, "required"))
+    tag = request.structured_outputs.structural_tag
+    assert tag is not None and "<function=book>" in tag and '"{\\"name' not in tag  # the XML body, not JSON
+
+
+XML_CASES = xml_cases()
+RECORDED = json.loads(TABLE.read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.mark.parametrize("case", XML_CASES, ids=[c.id for c in XML_CASES])
+def test_xml_serving_table_is_what_vllm_gives(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every vLLM cell of tests/data/peers/xml_serving.json, recomputed with vLLM's classes; the plugin reads
+    every case as the engine does (4-token, 1-token and one-delta streams, and the whole text)."""
+    monkeypatch.setenv("HERMES_TOOLCALL_UNDECLARED", "keep")
+    for column, _, name in VLLM_PARSERS:
+        cell = run(column, case)
+        if column in PLUGINS:
+            if case.id not in PENDING:
+                assert cell == RECORDED[case.id][column], column
+            for deltas in (None, token_deltas(case.text, 1), token_deltas(case.text, 10**9)):
+                if deltas is not None and len(case.text) > 10_000 and len(deltas) > 1:
+                    continue  # the 100 KB case: 4-token deltas only
+                assert plugin_reads_as_the_engine(case, vllm_stream(name, case, deltas)), column
+            assert plugin_reads_as_the_engine(case, vllm_whole(name, case)), column
+        else:
+            assert cell == RECORDED[case.id][column], column

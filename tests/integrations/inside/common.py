@@ -1,6 +1,7 @@
 """Shared by the checks that run inside the vLLM / SGLang venvs: inputs, the oracle, chunkings, accumulation.
 
-The inputs are the conformance corpus's completion cases plus the edge cases of issue 14. The
+The inputs are the conformance corpus's completion cases plus the edge cases of issue 14 and the XML-body
+outputs of issue 29 item 8 (``XML_EDGE``: each XML-body dialect, the tools' schemas declared). The
 oracle is ``parse_completion`` read the way a server reports it (docs/integrations.md): reasoning
 after the leading block, and all reasoning when the server has no reasoning parser, stays in the
 content verbatim; invalid calls are not sent.
@@ -8,6 +9,7 @@ content verbatim; invalid calls are not sent.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ class Input:
     dialect: str = "hermes"
     opens: bool = False  # the prompt opened <think>
     tools: tuple[str, ...] = ("get_weather", "search")
+    schemas: tuple[tuple[str, Any], ...] = ()  # (tool name, its parameters schema); others: {"type": "object"}
 
 
 EDGE = [
@@ -54,6 +57,46 @@ EDGE = [
 ]
 
 
+_BOOK = {"type": "object", "properties": {
+    "room": {"type": "string"}, "hours": {"type": "integer"}, "urgent": {"type": "boolean"},
+    "rate": {"type": "number"}, "opts": {"type": "object"}, "tags": {"type": "array"},
+    "note": {"type": ["string", "null"]}, "code": {"type": "string"}}}
+_XML_TOOLS = ("book", "search")
+_XML_SCHEMAS = (("book", _BOOK),)
+
+
+def _xml_call(name: str, *params: tuple[str, str], close: bool = True) -> str:
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in params)
+    return f"<tool_call>\n<function={name}>\n{body}" + ("</function>\n</tool_call>" if close else "")
+
+
+def _xml_edge(dialect: str) -> list[Input]:
+    """XML-body outputs of ``dialect`` (issue 29 item 8), the tools' schemas declared: schema-typed values."""
+    typed = _xml_call("book", ("room", "B12"), ("hours", "3"), ("urgent", "True"), ("rate", "2.5"),
+                      ("opts", "{'recursive': True, \"n\": None}"), ("tags", '["a", 1]'), ("note", "None"),
+                      ("code", 'if a < b && c > d:\n    print("</parameter>")'))
+    items = [
+        Input(f"xml-typed-{dialect}", "Let me book it.\n\n" + typed, dialect),
+        Input(f"xml-two-calls-{dialect}", _xml_call("book", ("room", "A1")) + "\n" + _xml_call("search", ("q", "x y"))
+              + "\nDone.", dialect),
+        Input(f"xml-truncated-second-{dialect}", _xml_call("book", ("room", "A1")) + "\n"
+              + _xml_call("book", ("room", "B2"), close=False)[:-10], dialect),
+        Input(f"xml-recoveries-{dialect}", "<tool_call>\n<function=book>\n<parameter=room>\nB12\n<parameter=hours>\n"
+              "2\n</parameter2>\n</function>\n</tool_call>", dialect),
+        Input(f"xml-spaces-{dialect}", _xml_call("book", ("code", " " * 3000 + "x")), dialect),
+        Input(f"xml-json-body-{dialect}", '<tool_call>\n{"name": "book", "arguments": {"room": "C3"}}\n</tool_call>',
+              dialect),
+    ]
+    if dialect in ("qwen3.5", "nemotron-3", "step-3.5"):  # their generation prompts may open <think>
+        items.append(Input(f"xml-think-{dialect}", "I will book.\n</think>\n\n" + _xml_call("book", ("room", "B12")),
+                           dialect, opens=True))
+    return [dataclasses.replace(i, tools=_XML_TOOLS, schemas=_XML_SCHEMAS) for i in items]
+
+
+XML_DIALECTS = ("qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5")
+XML_EDGE = [item for dialect in XML_DIALECTS for item in _xml_edge(dialect)]
+
+
 def inputs() -> list[Input]:
     """The corpus's completion cases (every dialect, no options; the request declares their calls' tools)
     and the edge cases."""
@@ -62,11 +105,13 @@ def inputs() -> list[Input]:
         if case.level == "completion" and not case.options:
             names = {c.name for c in parse_completion(case.input, dialect=case.dialect).tool_calls}
             out.append(Input(case.id, case.input, case.dialect, tools=tuple(sorted(names | {"get_weather"}))))
-    return out + EDGE
+    return out + EDGE + XML_EDGE
 
 
 def tool_objects(item: Input) -> list[dict[str, Any]]:
-    return [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in item.tools]
+    schemas = dict(item.schemas)
+    return [{"type": "function", "function": {"name": n, "parameters": schemas.get(n, {"type": "object"})}}
+            for n in item.tools]
 
 
 @dataclass(frozen=True)
