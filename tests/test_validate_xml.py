@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 import hermes_toolcall as ht
 from hermes_toolcall.testing import xml_call_block
 
@@ -102,6 +104,35 @@ def test_chatml_transcript_types_by_its_own_tools_block() -> None:
     typed = parse_transcript(text, dialect="hermes")  # the validator's own reading: its <tools> block types it
     call = next(p for turn in typed.turns for p in turn.parts if isinstance(p, ht.ToolCall))
     assert call.arguments == {"zip": "10001"}
+
+
+def test_tools_given_as_a_tuple_type_the_values() -> None:
+    """Regression: ``validate(messages, tools=tuple)`` left an XML completion's values untyped (the validator's
+    typing took lists only), so the string ``"10001"`` read as a number: a false HT302."""
+    messages = _record(xml_call_block("lookup", {"zip": "10001"}))["messages"]
+    assert [c for c in _codes(ht.validate(messages, tools=tuple(TOOLS))) if c != "HT238"] == []
+
+
+@pytest.mark.parametrize("tools", [None, [], TOOLS, tuple(TOOLS)])
+@pytest.mark.parametrize("declared", [True, False])
+def test_the_validator_reads_a_transcript_as_parse_transcript_typed(tools: Any, declared: bool) -> None:
+    """One first-pass typing (``_parse.parse_transcript_typed``), the validator's reading less HT301: ``tools``
+    None types by the transcript's own ``<tools>`` blocks, ``[]`` declares none (values read without a schema)."""
+    from hermes_toolcall._ids import sequential_ids
+    from hermes_toolcall._parse import parse_transcript_typed
+    from hermes_toolcall.validate._engines import parse_transcript
+
+    block = "<|im_start|>system\n<tools>\n" + json.dumps(TOOLS[0]) + "\n</tools><|im_end|>\n" if declared else ""
+    text = block + "<|im_start|>assistant\n" + xml_call_block("lookup", {"zip": "10001", "days": 3})
+    text += xml_call_block("other", {"zip": "7"}) + "<|im_end|>\n"
+    got = parse_transcript(text, dialect="qwen3-coder", tools=tools)
+    keywords: dict[str, Any] = {} if tools is None else {"tools": list(tools)}
+    want = parse_transcript_typed(text, dialect="qwen3-coder", ids=sequential_ids(), **keywords)
+    assert got.turns == want.turns
+    assert got.diagnostics == tuple(d for d in want.diagnostics if d.code != "HT301")
+    calls = [p for turn in got.turns for p in turn.parts if isinstance(p, ht.ToolCall)]
+    typed = tools or (tools is None and declared)
+    assert calls[0].arguments == ({"zip": "10001", "days": 3} if typed else {"zip": 10001, "days": 3})
 
 
 def test_messages_validated_with_tools() -> None:
