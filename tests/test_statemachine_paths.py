@@ -24,7 +24,7 @@ from hermes_toolcall.statemachine._parser import places
 from hermes_toolcall.statemachine._readers import GUARDED, UNGUARDED, BlockStart, HeaderReader, TailReader, TextReader
 from hermes_toolcall.statemachine._table import STATE_KINDS, State, configs, key_state
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
-from hermes_toolcall.testing._xml import xml_completion_cases
+from hermes_toolcall.testing._xml import XmlCase, xml_completion_cases
 
 OPTIONS = stream_options(64)
 
@@ -211,10 +211,47 @@ def test_call_starts_deferred_until_the_name_closes_give_the_scanners_events(
     st.sampled_from(["hermes", xml_dialect("qwen3-coder")]),
 )
 @settings(max_examples=120)
+@example(
+    None,
+    XmlCase(
+        text="<tool_call>\n<function=" + "x" * 70 + ">\n</function>\n</tool_call>", tools=(), calls=(), malformed=()
+    ),
+    False,
+    10_000,
+    "hermes",
+)
+@example(
+    None, XmlCase(text="<tool_call><function=f<|im_end|>", tools=(), calls=(), malformed=()), False, 10_000, "hermes"
+)
+@example(
+    None,
+    XmlCase(
+        text="<tool_call>\n<function=f\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+        tools=(),
+        calls=(),
+        malformed=(),
+    ),
+    False,
+    30,
+    "hermes",
+)
+@example(
+    None,
+    XmlCase(
+        text="<tool_call>\n<function=f>\n<parameter=a>\n</tool_c\n</parameter>\n</function>\n</tool_call><|im_e",
+        tools=(),
+        calls=(),
+        malformed=(),
+    ),
+    False,
+    200,
+    "hermes",
+)
 def test_xml_body_guard_gives_the_scanner_s_events(data: Any, case: Any, args: bool, limit: int, dialect: Any) -> None:
-    """The XML body's guard (block text with no ender in it kept for the stream reader, text without
-    ``<`` deferred, a ``<`` or ``</`` at the end held) gives the scanner's events chunk by chunk."""
-    chunks = data.draw(chunkings(case.text))
+    """The XML body's guards (the start deferred until the function's name closes; block text with no
+    ender in it kept for the stream reader, text without ``<`` deferred, a short run ending in the
+    start of an ender deferred with it) give the scanner's events chunk by chunk."""
+    chunks = data.draw(chunkings(case.text)) if data is not None else [case.text]
     tools = list(case.tools) or None
     options = {"stream_arguments": args, "max_block_chars": limit, "tools": tools, "dialect": dialect}
     check(case.text, chunks, "completion", options)

@@ -324,7 +324,20 @@ def test_regression_canonical_guard_line_initial_parameter_opens_a_parameter() -
     assert block.body.calls[0].arguments == {"s": "", "x": ""}
 
 
-@given(xml_arguments(), st.sampled_from(["", "\n", "<parameter=x>\n", "<function=g>\n"]))
+def test_regression_canonical_guard_parameter_after_a_carriage_return() -> None:
+    """Found reading the guard for issue 29's stream work: a ``<parameter=KEY>`` after a ``\r`` inside a
+    value starts a line for the reader (and the stream reader), which ends the value there
+    (``HT230``); the templates'-bytes guard took it as value text. It now leaves that body to the reader."""
+    from hermes_toolcall._xmlbody import scan_xml_block
+
+    text = "<tool_call>\n<function=f>\n<parameter=a>\nx\r<parameter=b>\ny\n</parameter>\n</function>\n</tool_call>"
+    block = scan_xml_block(text, 11, strict=False, tools=None)
+    assert (block.end, block.how, block.body) == _unguarded(text, 11, None)
+    assert block.body.calls[0].arguments == {"a": "x\r", "b": "y"}
+    assert [i.code for i in block.body.issues] == ["HT230"]
+
+
+@given(xml_arguments(), st.sampled_from(["", "\n", "<parameter=x>\n", "<function=g>\n", "x\r<parameter=x>\n"]))
 def test_canonical_guard_returns_the_reader_s_values(case: tuple[dict[str, Any], dict[str, Any]], lead: str) -> None:
     """The guard in front of the reader (a body exactly as the templates write it) gives what the reader gives."""
     from hermes_toolcall._xmlbody import scan_xml_block

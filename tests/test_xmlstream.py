@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hermes_toolcall._xmlbody import scan_bare_function, scan_xml_block
@@ -132,3 +132,71 @@ def test_bare_functions_agree(pieces: list[str], cuts: list[int]) -> None:
         assert reader.how == "none", (text, reader.end)
     else:
         assert (reader.how, reader.end) == ("closed", whole.end), text
+
+
+class _TagByTag(XmlStream):
+    """``XmlStream`` without the guard of ``_between`` (every parameter read tag by tag)."""
+
+    def _params_in_bulk(self, w: str, i: int) -> int:
+        return i
+
+
+_BULK_PIECES = [
+    *_PIECES,
+    "\n<parameter=a>\nx\n</parameter>\n",
+    "<parameter=b>\n1\n</parameter>\n",
+    "<parameter=c>\n</parameter>",
+    "<parameter=a>\r\ny z\r\n</parameter>",
+    "<parameter=>\n\n</parameter>",
+    '<parameter=a b>\n{"k": [1]}\n</parameter>\n',
+    "\n</function>\n",
+    "<parameter=a>\n<|im_end|>\n</parameter>\n",
+    "<parameter=b>\nx</tool_call>\n</parameter>\n",
+    "<parameter=b>\n\n<parameter=a>\n</parameter>\n",
+    "<parameter=a>\n<b>\n</parameter>\n",
+]
+
+
+def _observed(reader: XmlStream) -> tuple[Any, ...]:
+    return (
+        reader.state,
+        reader.at,
+        reader.carry,
+        reader.end,
+        reader.how,
+        reader.name,
+        reader.name_end,
+        reader.functions,
+        sorted(reader._keys),
+    )
+
+
+@settings(max_examples=500)
+@example(["<parameter=a>\n<|im_end|>\n</parameter>\n", "</function>\n"], [], False, None)
+@example(["<parameter=b>\nx</tool_call>\n</parameter>\n", "</function>\n"], [9], False, None)
+@example(["<parameter=b>\n\n<parameter=a>\n</parameter>\n", "</function>\n"], [], False, _TOOLS)
+@example(["\n<parameter=a>\nx\n</parameter>\n", "<parameter=a>\n<b>\n</parameter>\n", "</function>\n"], [], False, None)
+@given(
+    st.lists(st.sampled_from(_BULK_PIECES), max_size=20),
+    st.lists(st.integers(0, 300), max_size=8),
+    st.booleans(),
+    st.sampled_from([None, _TOOLS]),
+)
+def test_parameters_read_in_bulk_as_tag_by_tag(pieces: list[str], cuts: list[int], args: bool, tools: Any) -> None:
+    """The guard of ``XmlStream._between`` (whole parameters as the templates write them, read in one
+    step when nothing is streamed) leaves the reader as the tag-by-tag reading does, after every chunk
+    and at the end: duplicate keys, a closer followed by a given key, drifted closers, markers in values,
+    chunks cut anywhere; and the whole-text reader's extent."""
+    text = "<tool_call>\n<function=f>\n" + "".join(pieces) + "</tool_call>"
+    body = text[len("<tool_call>") :]
+    for chunks in (_split(body, cuts), [body]):
+        fast = XmlStream(len("<tool_call>"), tools=tools, args=args)
+        slow = _TagByTag(len("<tool_call>"), tools=tools, args=args)
+        for k, chunk in enumerate(chunks):
+            final = k == len(chunks) - 1
+            fast.feed(chunk, final=final)
+            slow.feed(chunk, final=final)
+            assert _observed(fast) == _observed(slow), (text, chunks, k)
+            assert fast.take_arguments() == slow.take_arguments()
+        block = scan_xml_block(text, len("<tool_call>"), strict=False, tools=tools)
+        assert (fast.end, fast.how) == (block.end, block.how), text

@@ -478,9 +478,10 @@ class _Reader:
 
 # the templates' exact bytes: one function, each value free of `<` (so nothing in it can be a tag)
 _CANONICAL_HEAD = re.compile(r"[ \t\n\r]*+<function=([^>\r\n<]+)>\n")
+# (a line starts after "\r" too: a "<parameter=" or "<function=" there is the reader's to decide)
 _CANONICAL_PARAM = re.compile(
-    r"<parameter=([^>\r\n<]*)>(\n(?!<(?:parameter|function)=)(?:[^<\n]++|\n(?!</parameter>|<(?:parameter|function)=)"
-    r"|<(?!/parameter|/function>|\|im_(?:start|end)\|>))*+\n)</parameter>\n"
+    r"<parameter=([^>\r\n<]*)>(\n(?!<(?:parameter|function)=)(?:[^<\r\n]++"
+    r"|[\r\n](?!</parameter>|<(?:parameter|function)=)|<(?!/parameter|/function>|\|im_(?:start|end)\|>))*+\n)</parameter>\n"
 )
 _CANONICAL_TAIL = re.compile(r"</function>[ \t\n\r]*+")
 

@@ -105,9 +105,19 @@ _NAME_SO_FAR = re.compile(rf"{_NAME_CHAR}*\Z").match
 _HEAD_MAX = 64  # a longer start is read as it comes (deferring it would re-join it at every chunk)
 
 
+# The same for an XML body: ``<function=`` and a name that no ``>``, line end or ``<`` has closed yet
+# (``_xmlstream``'s name end), so ``XmlBody`` has nothing to announce yet.
+_XML_NAME_SO_FAR = re.compile(r"[^>\r\n<]*\Z").match
+
+
 def _head_so_far(text: str, i: int) -> bool:
-    """Whether ``text[i:]`` can still become the usual start of a call body, its name not closed yet."""
+    """Whether ``text[i:]`` can still become the usual start of a call body (``{"name": "`` or
+    ``<function=``), its name not closed yet."""
     head = text[i:].lstrip(_WS) if i else text.lstrip(_WS)
+    if head[:1] == "<":
+        if len(head) <= len(FUNCTION_OPEN):
+            return FUNCTION_OPEN.startswith(head)
+        return head.startswith(FUNCTION_OPEN) and _XML_NAME_SO_FAR(head, len(FUNCTION_OPEN)) is not None
     if len(head) <= len(_CANONICAL_HEAD):
         return _CANONICAL_HEAD.startswith(head)
     return head.startswith(_CANONICAL_HEAD) and _NAME_SO_FAR(head, len(_CANONICAL_HEAD)) is not None
@@ -230,8 +240,8 @@ class BlockStart(Reader):
         self.tools = tools
 
     def guard(self, data: str, i: int, pos: int) -> Value | None:
-        # a call body that can still begin as usual ({"name": "…), its name not closed yet: nothing to
-        # announce, so it waits (deferred) until the name is complete, and is read in one step
+        # a call body that can still begin as usual ({"name": "… or <function=…), its name not closed
+        # yet: nothing to announce, so it waits (deferred) until the name is complete, and is read in one step
         if self.call and len(data) - i <= _HEAD_MAX and pos + len(data) <= self.limit and _head_so_far(data, i):
             return (i, DEFER, -1)
         return None
@@ -683,9 +693,10 @@ class XmlBody(BodyReader):
 
     def guard(self, data: str, i: int, pos: int) -> Value | None:
         # without streamed arguments, once the name is out, only the block's end is looked for, and
-        # each ender starts with "<t", "</t" or "<|": text without one (nor a "<" or "</" at its end)
-        # is block text; it is kept, and read with the first data that may end the block (text
-        # without "<" is deferred by the buffer, and joins the next data that holds one)
+        # each ender starts with "<t", "</t" or "<|": text without one is block text. A short run waits
+        # in the buffer (and the next chunks without "<" with it), and so does a short run that ends in
+        # the start of an ender, until that ender may be whole; a longer run is kept, and read with the
+        # first data that may end the block. (Before the name, ``BlockStart``'s guard defers the start.)
         if not self.named or self.xml is None or pos + len(data) > self.limit:
             return None
         if self.args:  # a run of a string value being streamed: its delta, read in bulk
@@ -698,15 +709,19 @@ class XmlBody(BodyReader):
         if data.find("<", i) < 0:  # it waits, and so will the next chunks without "<" (the buffer's)
             return (i, DEFER, self.limit)
         m = _ENDER_HINT.search(data, i)
-        n = len(data)
-        h = n if m is None else m.start()
-        if h < n and m is not None and m.end() < n:
-            return None  # an ender may start here: ``read``
+        if m is None:
+            h = len(data)
+        else:  # an ender may start here: ``read`` decides it once it may be whole
+            h = m.start()
+            if data[h:] not in _ENDER_PREFIXES:
+                return None
         k = max(i, self.fed - pos)
+        if h - k <= _HEAD_MAX:  # (deferring no more than this bounds the re-reading)
+            return (i, DEFER, self.limit if h == len(data) else -1)
         if k < h:
             self.unfed.append(data[k:h])
             self.fed = pos + h
-        return REST if h == n else (h, HOLD, None)  # a "<" or "</" at the end waits for the next chunk
+        return REST if h == len(data) else (h, DEFER, -1)  # the start of an ender waits for the next chunk
 
     @classmethod
     def opens(cls, data: str, k: int) -> bool | None:
@@ -763,6 +778,7 @@ _XML_ENDERS = (CALL_CLOSE, CALL_OPEN, *CONTROL)
 #: where an ender may start: each starts with "<t", "</t" or "<|" (a "<" or "</" at the end may become one)
 _ENDER_HINT = re.compile(r"<(?:/?t|\||/?\Z)")
 _XML_LOOK = max(map(len, _XML_ENDERS))  # an ender at the cut is seen whole
+_ENDER_PREFIXES = frozenset(tag[:k] for tag in _XML_ENDERS for k in range(1, len(tag)))
 
 
 def _ender_at(data: str, e: int) -> str:

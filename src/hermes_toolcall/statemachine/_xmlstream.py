@@ -31,7 +31,7 @@ from typing import Any
 
 from .._xmlbody import CLOSER_PATTERN
 from .._xmltypes import allowed_types, parameter_schema, type_value
-from ..tags import CALL_CLOSE, CALL_OPEN, CONTROL, FUNCTION_CLOSE, FUNCTION_OPEN, PARAMETER_OPEN
+from ..tags import CALL_CLOSE, CALL_OPEN, CONTROL, FUNCTION_CLOSE, FUNCTION_OPEN, PARAMETER_CLOSE, PARAMETER_OPEN
 
 __all__ = ["XmlStream"]
 
@@ -73,6 +73,22 @@ K_EMPTY, K_NUMBER, K_LITERAL, K_HELD, K_STRING = range(5)
 
 Step = int | tuple[str, int] | None
 
+
+# Parameters as the templates write them, read in one step between parameters when nothing of them
+# is streamed (``_params_in_bulk``): a key closed by ``>``, a value without ``<`` (no tag can start in
+# it), ``</parameter>``, then, after whitespace, what makes that closer end the value: ``</function>``
+# or a ``<parameter=`` whose key (group 2) is not given yet.
+_BULK_PARAMETER = re.compile(
+    r"[ \t\n\r]*+"
+    + re.escape(PARAMETER_OPEN)
+    + r"([^>\r\n<]*)>[^<]*+"
+    + re.escape(PARAMETER_CLOSE)
+    + r"(?=[ \t\n\r]*+(?:"
+    + re.escape(FUNCTION_CLOSE)
+    + "|"
+    + re.escape(PARAMETER_OPEN)
+    + r"([^>\r\n<]*)>))"
+).match
 
 _PREFIXES: dict[tuple[str, ...], frozenset[str]] = {}
 _TAG_START = re.compile(r"[<\r\n]")  # every tag starts with one of these
@@ -276,6 +292,8 @@ class XmlStream:
 
     def _between(self, w: str, i: int, base: int, final: bool) -> Step:
         """Between parameters (FN) or after the function (AF)."""
+        if self.state == FN and not self._first and not self.bare:
+            i = self._params_in_bulk(w, i)
         m = _NOT_WS.search(w, i)
         if m is None:
             if final:
@@ -300,6 +318,19 @@ class XmlStream:
         if w.startswith(FUNCTION_OPEN, k):
             return self._give_up(base + k) if self.bare else self._open_function(k)
         return self._between_closer(w, i, k, base, final)
+
+    def _params_in_bulk(self, w: str, i: int) -> int:
+        """The guard of ``_between``: parameters from ``i`` whose reading, tag by tag, would only add
+        their keys (``_BULK_PARAMETER``: nothing streamed, every tag whole, each closer followed by what
+        makes it end the value) are read in one step; where the reading goes on, in FN."""
+        keys = self._keys
+        while (m := _BULK_PARAMETER(w, i)) is not None:
+            key, following = m.group(1, 2)
+            if following is not None and (following == key or following in keys):
+                break  # that closer would be text of the value (the key may not start again)
+            keys.add(key)
+            i = m.end()
+        return i
 
     def _function_close(self, k: int, base: int, fn: bool) -> int:
         """A ``</function>`` at ``k`` between parameters (``fn``) or after the function."""
