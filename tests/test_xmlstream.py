@@ -154,6 +154,9 @@ _BULK_PIECES = [
     "<parameter=b>\nx</tool_call>\n</parameter>\n",
     "<parameter=b>\n\n<parameter=a>\n</parameter>\n",
     "<parameter=a>\n<b>\n</parameter>\n",
+    "<parameter=b>\nx < 3 and '<b>' # <i>\n</parameter>\n",
+    "<parameter=a>\n</parameters> <parameter <function\n</parameter>\n",
+    "<parameter=b>\n<function=g>\n</parameter>\n",
 ]
 
 
@@ -176,6 +179,8 @@ def _observed(reader: XmlStream) -> tuple[Any, ...]:
 @example(["<parameter=b>\nx</tool_call>\n</parameter>\n", "</function>\n"], [9], False, None)
 @example(["<parameter=b>\n\n<parameter=a>\n</parameter>\n", "</function>\n"], [], False, _TOOLS)
 @example(["\n<parameter=a>\nx\n</parameter>\n", "<parameter=a>\n<b>\n</parameter>\n", "</function>\n"], [], False, None)
+@example(["<parameter=b>\n<function=g>\n</parameter>\n", "</function>\n"], [], False, None)
+@example(["<parameter=a>\nx\n<parameter=b>\n</parameter>\n", "</function>\n"], [], False, None)
 @given(
     st.lists(st.sampled_from(_BULK_PIECES), max_size=20),
     st.lists(st.integers(0, 300), max_size=8),

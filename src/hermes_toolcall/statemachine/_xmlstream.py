@@ -75,13 +75,17 @@ Step = int | tuple[str, int] | None
 
 
 # Parameters as the templates write them, read in one step between parameters when nothing of them
-# is streamed (``_params_in_bulk``): a key closed by ``>``, a value without ``<`` (no tag can start in
-# it), ``</parameter>``, then, after whitespace, what makes that closer end the value: ``</function>``
-# or a ``<parameter=`` whose key (group 2) is not given yet.
+# is streamed (``_params_in_bulk``): a key closed by ``>``, a value in which no ``<`` starts a tag that
+# a value's reading stops at (``_STOPS``: a parameter closer, ``</function>``, a control token, a
+# ``<parameter=`` or ``<function=``, line-initial or not), ``</parameter>``, then, after whitespace,
+# what makes that closer end the value: ``</function>`` or a ``<parameter=`` whose key (group 2) is
+# not given yet.
 _BULK_PARAMETER = re.compile(
     r"[ \t\n\r]*+"
     + re.escape(PARAMETER_OPEN)
-    + r"([^>\r\n<]*)>[^<]*+"
+    + r"([^>\r\n<]*)>(?:[^<]++|<(?!"
+    + "|".join(re.escape(t[1:]) for t in (_STEM, FUNCTION_CLOSE, *CONTROL, PARAMETER_OPEN, FUNCTION_OPEN))
+    + "))*+"
     + re.escape(PARAMETER_CLOSE)
     + r"(?=[ \t\n\r]*+(?:"
     + re.escape(FUNCTION_CLOSE)
