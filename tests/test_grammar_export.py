@@ -39,6 +39,7 @@ from grammar_cases import (
     xml,
     xml_writes,
 )
+from hermes_toolcall._profiles import BODY_KINDS
 from hermes_toolcall.grammar_export import llguidance_grammar, outlines_regex, xgrammar_structural_tag
 from hermes_toolcall.grammar_export._ir import avoiding
 from hermes_toolcall.grammar_export._shape import completion_shape
@@ -539,19 +540,18 @@ def test_bad_tools_are_usage_errors() -> None:
 
 
 def test_a_body_kind_without_a_grammar_is_a_usage_error() -> None:
-    """A profile whose call body kind the export has no grammar for is the caller's error (``UsageError``), raised
-    before anything is rendered, not an internal one; both kinds the profiles use have one, in a profile of the
-    caller's own too."""
-    odd = dataclasses.replace(ht.get_profile("qwen3"), name="custom", body_kind="yaml")  # type: ignore[arg-type]
-    for export in (llguidance_grammar, outlines_regex, xgrammar_structural_tag):
-        with pytest.raises(ht.UsageError, match="no grammar for the call body kind 'yaml'") as caught:
-            export(_WEATHER, dialect=odd)
-        assert caught.value.fault == "caller"
-    assert {p.body_kind for p in ht.DIALECTS.values()} == {"json", "xml"}
-    own = dataclasses.replace(ht.get_profile("qwen3-coder"), name="custom-xml")
-    for tool_choice in ("auto", "required", "none"):
-        assert llguidance_grammar(_WEATHER, dialect=own, tool_choice=tool_choice) == llguidance_grammar(
-            _WEATHER, dialect="qwen3-coder", tool_choice=tool_choice)
+    """A profile whose call body kind nothing reads is the caller's error (``UsageError``), raised by the profile
+    itself (``dataclasses.replace`` too), so no export meets one; every kind a profile can hold has a grammar,
+    in a profile of the caller's own too."""
+    with pytest.raises(ht.UsageError, match="unknown call body kind 'yaml'") as caught:
+        dataclasses.replace(ht.get_profile("qwen3"), name="custom", body_kind="yaml")  # type: ignore[arg-type]
+    assert caught.value.fault == "caller"
+    assert {p.body_kind for p in ht.DIALECTS.values()} == set(BODY_KINDS)
+    for named in ("qwen3", "qwen3-coder"):
+        own = dataclasses.replace(ht.get_profile(named), name="custom")
+        for tool_choice in ("auto", "required", "none"):
+            assert llguidance_grammar(_WEATHER, dialect=own, tool_choice=tool_choice) == llguidance_grammar(
+                _WEATHER, dialect=named, tool_choice=tool_choice)
 
 
 def test_tokenizer_without_the_tags_gets_text_tags(tmp_path: Any) -> None:

@@ -7,12 +7,17 @@ rendering fields, both parsing engines the parsing fields.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from .errors import UsageError
 from .tags import ASSISTANT, IM_START, THINK_CLOSE, THINK_OPEN, TOOL, TOOL_RESPONSE, USER, ReasoningKind
 
-__all__ = ["DIALECTS", "DialectProfile", "get_profile"]
+__all__ = ["BODY_KINDS", "DIALECTS", "CallBodyKind", "DialectProfile", "get_profile"]
+
+#: what a ``<tool_call>`` block holds (``DialectProfile.body_kind``): the engines, the renderer and the grammar
+#: export each handle every one of them, and a profile holds no other
+CallBodyKind = Literal["json", "xml"]
+BODY_KINDS: tuple[CallBodyKind, ...] = get_args(CallBodyKind)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,7 +128,7 @@ class DialectProfile:
     default_system: str | None = None
     default_system_with_tools: str | None = None
     generation_prompt_no_thinking: str | None = None
-    body_kind: Literal["json", "xml"] = "json"
+    body_kind: CallBodyKind = "json"
     think_suffix: str = "\n\n"
     thinking_switch: Literal["is-false", "falsy"] = "is-false"
     content_call_separator: str | None = "\n"
@@ -145,6 +150,16 @@ class DialectProfile:
     later_system: Literal["plain", "error", "observation"] = "plain"
     system_in_loop: bool = True
     no_query: Literal["error", "last"] = "last"
+
+    def __post_init__(self) -> None:
+        """Refuse a call body kind nothing can read or write (``dataclasses.replace`` checks it too).
+
+        Raises:
+            UsageError: ``body_kind`` is not one of ``BODY_KINDS``.
+        """
+        if self.body_kind not in BODY_KINDS:
+            raise UsageError(f"dialect {self.name!r}: unknown call body kind {self.body_kind!r} "
+                             f"(known: {', '.join(BODY_KINDS)})")
 
 
 def _instructions(*, what: str, example_value: str, first_rule: str, rest: bool) -> str:

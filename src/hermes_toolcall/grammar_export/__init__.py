@@ -72,9 +72,8 @@ def llguidance_grammar(
         The grammar text, for ``llguidance.LLMatcher`` or vLLM's ``structured_outputs={"grammar": …}``.
 
     Raises:
-        UsageError: an unknown dialect or choice, a profile whose call body kind has no grammar, malformed
-            tools, a tool name the dialect cannot write, a reasoning state the dialect cannot be in, an
-            unusable tokenizer.
+        UsageError: an unknown dialect or choice, malformed tools, a tool name the dialect cannot write, a
+            reasoning state the dialect cannot be in, an unusable tokenizer.
 
     >>> g = llguidance_grammar([{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
     ...                        dialect="qwen3", tool_choice="required")

@@ -16,8 +16,6 @@ from ._shape import BodyShape, CompletionShape, body_shape, check_name, completi
 __all__ = ["Request", "ToolDecl", "build", "request"]
 
 Choice = Literal["auto", "required", "none", "named"]
-# the call body kinds the export writes a grammar for (``DialectProfile.body_kind``)
-_BODY_KINDS = ("json", "xml")
 
 # keywords whose value is a subschema, a list of subschemas, or a map of subschemas (Draft 2020-12 and older)
 _ONE = ("items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames", "unevaluatedItems",
@@ -141,14 +139,10 @@ def request(
     """Check the arguments and gather what the grammar depends on.
 
     Raises:
-        UsageError: an unknown dialect, a profile whose call body kind has no grammar, malformed tools, a
-            tool name the dialect cannot write, an unknown choice, or a reasoning state the dialect cannot be in.
+        UsageError: an unknown dialect, malformed tools, a tool name the dialect cannot write, an unknown
+            choice, or a reasoning state the dialect cannot be in.
     """
-    profile = get_profile(dialect)
-    kind = getattr(profile, "body_kind", None)
-    if kind not in _BODY_KINDS:
-        raise UsageError(f"dialect {profile.name!r}: no grammar for the call body kind {kind!r} "
-                         f"(known: {', '.join(_BODY_KINDS)})")
+    profile = get_profile(dialect)  # its body kind is one of BODY_KINDS (the profile refuses any other)
     if not isinstance(parallel_tool_calls, bool):
         raise UsageError(f"parallel_tool_calls must be True or False, got {parallel_tool_calls!r}")
     if reasoning is not None and not isinstance(reasoning, bool):
@@ -174,7 +168,7 @@ def _call(tool: ToolDecl, body: BodyShape, profile: DialectProfile) -> Node:
         from ._xml import xml_call
 
         return xml_call(tool.name, tool.schema, xml_shape(profile))
-    raise InternalError(f"no grammar for the call body kind {body.kind!r}, which request() let through")
+    raise InternalError(f"no grammar for the call body kind {body.kind!r} (a DialectProfile holds no other)")
 
 
 def build(req: Request) -> Node:

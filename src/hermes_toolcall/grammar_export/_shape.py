@@ -257,7 +257,7 @@ def completion_shape(profile: DialectProfile, reasoning: bool | None) -> Complet
 @lru_cache(maxsize=64)
 def body_shape(profile: DialectProfile) -> BodyShape:
     """The call block's literal bytes, read off ``render_tool_call`` with sentinel calls."""
-    kind: Literal["json", "xml"] = getattr(profile, "body_kind", "json")
+    kind = profile.body_kind
     name = _NAMES[0]
     empty = render_tool_call({"name": name, "arguments": {}}, dialect=profile)
     if not (empty.startswith(CALL_OPEN) and empty.endswith(CALL_CLOSE)) or empty.count(name) != 1:
