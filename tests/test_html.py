@@ -11,6 +11,7 @@ import dataclasses
 import io
 import itertools
 import pickle
+import re
 from html.parser import HTMLParser
 from typing import Any
 
@@ -247,6 +248,19 @@ def test_a_json_record_marks_the_string_a_finding_points_into_and_outlines_a_who
     assert r.marks == {"r1f0": "<b>"}
     flagged = {a["data-f"]: a["class"] for _, a in r.tags if "data-f" in a and "flag" in (a.get("class") or "")}
     assert set(flagged) == {"r1f1", "r1f2", "r1f3"} and "field" in flagged["r1f1"] and "tools" in flagged["r1f2"]
+
+
+def test_a_json_record_shows_each_sender_as_the_validator_reads_it() -> None:
+    """Regression: the HTML view had its own ShareGPT sender table: ``function_response`` (a tool's result in
+    ``_sharegpt.SENDERS``) was shown as ``other``, and a ShareGPT ``function`` sender (unknown to the validator)
+    as a tool. One table now; an OpenAI ``function`` message (the legacy result) stays a tool's."""
+    senders = ["system", "human", "gpt", "function_call", "function_response", "observation", "tool", "function"]
+    sharegpt = {"conversations": [{"from": f, "value": "v"} for f in senders]}
+    shown = re.findall(r'<section class="turn role-(\w+)', json_record_body(sharegpt, [], prefix="r"))
+    assert shown == ["system", "user", "assistant", "assistant", "tool", "tool", "tool", "other"]
+    openai = {"messages": [{"role": r, "content": "v"} for r in ("user", "assistant", "function", "gpt")]}
+    shown = re.findall(r'<section class="turn role-(\w+)', json_record_body(openai, [], prefix="r"))
+    assert shown == ["user", "assistant", "tool", "other"]
 
 
 def test_a_chatml_record_is_shown_turn_by_turn_and_a_long_one_only_near_its_findings() -> None:

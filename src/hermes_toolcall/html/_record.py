@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _jsonio as jsonio
+from .._sharegpt import CALL, SENDERS
 from ..tags import ASSISTANT, SYSTEM, TOOL, USER
 from ._doc import Finding
 from ._escape import attr, text
@@ -23,8 +24,9 @@ __all__ = ["json_path", "json_record_body", "raw_body"]
 
 Path = tuple[str | int, ...]
 _ROLES = frozenset({SYSTEM, USER, ASSISTANT, TOOL})
-_SHAREGPT_ROLES = {SYSTEM: SYSTEM, "human": USER, USER: USER, "gpt": ASSISTANT, ASSISTANT: ASSISTANT,
-                   TOOL: TOOL, "observation": TOOL, "function_call": ASSISTANT, "function": TOOL}
+#: the OpenAI roles shown as another: ``function``, the legacy result of a ``function_call`` (as the validator
+#: reads it)
+_OPENAI_ROLES = {"function": TOOL}
 
 
 def json_path(path: Path) -> str:
@@ -50,7 +52,8 @@ class _Field:
 
 @dataclass(slots=True)
 class _Message:
-    role: str
+    role: str  # as written: an OpenAI role, or a ShareGPT sender
+    shown: str  # the role it is shown as (``_shown_role``)
     path: Path
     fields: list[_Field]
     flags: list[int] = field(default_factory=list)
@@ -105,19 +108,32 @@ def _fields(m: Any, path: Path) -> list[_Field]:
     return out
 
 
-def _role(m: Any) -> str:
+def _role(m: Any) -> tuple[str, str]:
+    """The message's role as written (``?``: none) and the role it is shown as (``_shown_role``)."""
     if isinstance(m, dict):
         role = m.get("role")
         if isinstance(role, str):
-            return role
+            return role, _shown_role(role, sharegpt=False)
         sender = m.get("from")
         if isinstance(sender, str):
-            return sender
-    return "?"
+            return sender, _shown_role(sender, sharegpt=True)
+    return "?", "other"
 
 
-def _css_role(role: str) -> str:
-    role = _SHAREGPT_ROLES.get(role, role)
+def _shown_role(role: str, *, sharegpt: bool) -> str:
+    """The role a message is shown as: a ShareGPT sender as the validator reads it (``_sharegpt.SENDERS``; a
+    ``function_call`` turn is the assistant's), an OpenAI role as itself (``function``: the legacy result of a
+    ``function_call``, a tool's); anything else ``other``.
+
+    >>> _shown_role("function_response", sharegpt=True), _shown_role("function_call", sharegpt=True)
+    ('tool', 'assistant')
+    >>> _shown_role("function", sharegpt=False), _shown_role("function", sharegpt=True)
+    ('tool', 'other')
+    """
+    if sharegpt:
+        read = SENDERS.get(role)
+        return ASSISTANT if read == CALL else read or "other"
+    role = _OPENAI_ROLES.get(role, role)
     return role if role in _ROLES else "other"
 
 
@@ -162,7 +178,8 @@ def json_record_body(
     messages: list[_Message] = []
     if key is not None:
         for i, m in enumerate(data[key]):
-            messages.append(_Message(role=_role(m), path=(key, i), fields=_fields(m, (key, i))))
+            role, shown = _role(m)
+            messages.append(_Message(role=role, shown=shown, path=(key, i), fields=_fields(m, (key, i))))
     tools = data.get("tools") if isinstance(data, dict) else None
     tools_flags: list[int] = []
     root_flags: list[int] = []
@@ -233,7 +250,7 @@ def json_record_body(
             )
         flag = " flag" if msg.flags else ""
         out.append(
-            f'<section class="turn role-{_css_role(msg.role)}{flag}"{_flag(msg.flags, prefix)}>'
+            f'<section class="turn role-{msg.shown}{flag}"{_flag(msg.flags, prefix)}>'
             f'<div class="role">{text(msg.role)} <span class="muted">{text(json_path(msg.path))}</span></div>'
             f'{"".join(parts)}</section>'
         )
