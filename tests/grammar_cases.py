@@ -61,6 +61,18 @@ def tokenizer_json() -> str:
     return str(path)
 
 
+@functools.cache
+def tokenizer_json_without(tags: tuple[str, ...]) -> str:
+    """The trained tokenizer with ``tags`` no longer added tokens: the text encodes them with ordinary tokens (the
+    vocabulary keeps each as one ordinary token too, which the byte-level encoder never produces but a model
+    may emit), as in a tokenizer that lacks the family's tags."""
+    data = json.loads(Path(tokenizer_json()).read_text())
+    data["added_tokens"] = [t for t in data["added_tokens"] if t["content"] not in tags]
+    path = Path(tempfile.mkdtemp(prefix="hermes-grammar-")) / "tokenizer.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
 def eos_id() -> int:
     """The id of ``<|im_end|>`` (the end of a completion)."""
     data = json.loads(Path(tokenizer_json()).read_text())

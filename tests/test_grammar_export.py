@@ -4,7 +4,8 @@ venv: tests/integrations/test_grammar_xgrammar.py.
 
 Properties: every dialect's rendering of calls valid under generated tools is accepted for every choice;
 forged blocks (each shown invalid by the library) are rejected; strings sampled from the llguidance grammar
-by random walks over its token mask parse strictly with no error.
+by random walks over its token mask parse strictly with no error. The llguidance ones run in each of
+``TAG_MODES``: the tags as added tokens (token references), and tokenizers that lack them (the tags as text).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import hermes_toolcall as ht
 from grammar_cases import (
     DIALECTS,
     HEADER,
+    TAGS,
     Case,
     cases,
     completion,
@@ -35,15 +37,17 @@ from grammar_cases import (
     problems,
     reasoning_of,
     tokenizer_json,
+    tokenizer_json_without,
     walk,
     xml,
     xml_writes,
 )
 from hermes_toolcall._profiles import BODY_KINDS
 from hermes_toolcall.grammar_export import llguidance_grammar, outlines_regex, xgrammar_structural_tag
-from hermes_toolcall.grammar_export._ir import avoiding
+from hermes_toolcall.grammar_export._build import build, request
+from hermes_toolcall.grammar_export._ir import Alt, Block, Free, Rep, Seq, avoiding
 from hermes_toolcall.grammar_export._shape import completion_shape
-from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN
+from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, CLOSE, CONTROL
 
 llguidance = pytest.importorskip("llguidance", reason="the grammar extra (llguidance) is not installed")
 outlines_core = pytest.importorskip("outlines_core", reason="the grammar extra (outlines-core) is not installed")
@@ -55,9 +59,22 @@ pytestmark = pytest.mark.ci_required("grammar_export must be proven against the 
 # --- the engines over the trained tokenizer ----------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
-def _lltok() -> Any:
-    return llguidance.LLTokenizer(tokenizer_json())
+# how the tokenizer holds the family's tags: as added tokens (the family's tokenizers: the grammar writes token
+# references), or not (the grammar writes them as text): without the call tags, or without any tag but the end token
+TAG_MODES = ("tokens", "call-tags-as-text", "tags-as-text")
+_WITHOUT = {"tokens": (), "call-tags-as-text": (CALL_OPEN, CALL_CLOSE),
+            "tags-as-text": tuple(t for t in TAGS if t not in CONTROL)}
+
+
+@functools.cache
+def _lltok(mode: str = "tokens") -> Any:
+    path = tokenizer_json_without(_WITHOUT[mode]) if _WITHOUT[mode] else tokenizer_json()
+    return llguidance.LLTokenizer(path, eos_token=eos_id())
+
+
+def _llg_grammar(tools: Any, mode: str, **request: Any) -> str:
+    """The export for the tokenizer of ``mode`` (``tokens``: the default, every tag a token)."""
+    return llguidance_grammar(tools, **request, tokenizer=None if mode == "tokens" else _lltok(mode))
 
 
 @functools.lru_cache(maxsize=1)
@@ -97,11 +114,12 @@ def _index(regex: str) -> Any:
     return outlines_core.Index(regex, _vocabulary())
 
 
-def llg_accepts(grammar: str, text: str, *, spell: bool = True) -> bool:
+def llg_accepts(grammar: str, text: str, *, spell: bool = True, mode: str = "tokens") -> bool:
     """Whether the llguidance matcher takes ``text`` to an accepting state, fed the tokens a model would emit:
-    the tokenizer's own tokens, except that an added token the grammar does not allow where it stands (a tag's
-    text inside a JSON string) is spelled with ordinary tokens, as the mask would make the model do."""
-    tok = _lltok()
+    the tokenizer's own tokens (the tokenizer of ``mode``), except that an added token the grammar does not allow
+    where it stands (a tag's text inside a JSON string) is spelled with ordinary tokens, as the mask would make
+    the model do."""
+    tok = _lltok(mode)
     matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
     assert not matcher.is_error(), matcher.get_error()
     for token in tok.tokenize_str(text, parse_special=True):
@@ -207,8 +225,9 @@ def test_renderings_of_valid_calls_are_accepted(dialect: str, data: st.DataObjec
     case = data.draw(cases(dialect))
     assert problems(case.text, dialect=dialect, tools=case.tools, starts_in_reasoning=case.starts_in_reasoning) == []
     expected = xml_writes(case)
-    grammar = llguidance_grammar(case.tools, **_request(case))
-    assert llg_accepts(grammar, case.text) == (expected and llguidance_writes(case)), (case, grammar)
+    for mode in TAG_MODES:
+        grammar = _llg_grammar(case.tools, mode, **_request(case))
+        assert llg_accepts(grammar, case.text, mode=mode) == (expected and llguidance_writes(case)), (mode, case)
     regex = outlines_regex(case.tools, **_request(case))
     assert outlines_accepts(regex, case.text) == (expected and outlines_writes(case)), case
     xgrammar_structural_tag(case.tools, **_request(case))  # builds; xgrammar itself runs in vLLM's venv
@@ -221,7 +240,8 @@ def test_forged_blocks_are_rejected(dialect: str, data: st.DataObject) -> None:
     kind, case = data.draw(forgeries(dialect))
     assert problems(case.text, dialect=dialect, tools=case.tools, starts_in_reasoning=case.starts_in_reasoning), (
         kind, case)
-    assert not llg_accepts(llguidance_grammar(case.tools, **_request(case)), case.text), (kind, case)
+    for mode in TAG_MODES:
+        assert not llg_accepts(_llg_grammar(case.tools, mode, **_request(case)), case.text, mode=mode), (kind, mode)
     assert not outlines_accepts(outlines_regex(case.tools, **_request(case)), case.text), (kind, case)
 
 
@@ -246,35 +266,39 @@ ENDED = 200  # walks that end, per dialect, spread over the choices, parallel or
 WALKS = 480  # at most (an XML value is free text: about half its walks end within the token budget)
 
 
-@functools.lru_cache(maxsize=1)
-def _closing() -> list[int]:
-    """Tokens that help a long walk end: tags, tokens made only of quotes, closing brackets and newlines, and the
-    tokens of an XML body's closers."""
-    tok = _lltok()
-    closers = set(tok.tokenize_str("\n</parameter>\n</function>\n</tool_call>", parse_special=False))
+@functools.cache
+def _closing(mode: str) -> list[int]:
+    """Tokens that help a long walk end: tags (added tokens), tokens made only of quotes, closing brackets and
+    newlines, the tokens of an XML body's closers, and ordinary tokens that spell a call tag or a reasoning closer
+    whole (not the pieces of a tag written out, nor the other tags, which text may hold: they would crowd out the
+    rest)."""
+    tok = _lltok(mode)
+    closers = set(tok.tokenize_str("\n</parameter>\n</function>\n", parse_special=False))
+    tags = {t.encode() for t in (CALL_OPEN, CALL_CLOSE, *CLOSE.values())}
     return [t for t in range(tok.vocab_size) if tok.is_special_token(t) or t in closers or (
-        tok.decode_bytes([t]) and set(tok.decode_bytes([t])) <= set(b'"}]\n'))]
+        tok.decode_bytes([t]) in tags or (tok.decode_bytes([t]) and set(tok.decode_bytes([t])) <= set(b'"}]\n')))]
 
 
+@pytest.mark.parametrize("mode", TAG_MODES)
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_random_walks_over_the_llguidance_mask_parse_strictly(dialect: str) -> None:
-    tok = _lltok()
-    rng = random.Random(f"walk-{dialect}")
+def test_random_walks_over_the_llguidance_mask_parse_strictly(dialect: str, mode: str) -> None:
+    tok = _lltok(mode)
+    rng = random.Random(f"walk-{dialect}" + ("" if mode == "tokens" else f"-{mode}"))
     requests = [(c, p, r) for c in _WALK_CHOICES for p in (True, False) for r in possible_reasoning(dialect)]
     done = calls = 0
     for n in range(WALKS):
         if done == ENDED:
             break
         choice, parallel, reasoning = requests[n % len(requests)]
-        grammar = llguidance_grammar(_WALK_TOOLS, dialect=dialect, tool_choice=choice, parallel_tool_calls=parallel,
-                                     reasoning=reasoning)
+        grammar = _llg_grammar(_WALK_TOOLS, mode, dialect=dialect, tool_choice=choice, parallel_tool_calls=parallel,
+                               reasoning=reasoning)
         matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
 
         def mask(m: Any = matcher) -> int:
             return int.from_bytes(m.compute_bitmask(), "little")
 
         tokens = walk(mask, matcher.consume_token, size=tok.vocab_size, eos=tok.eos_token, rng=rng,
-                      closing=_closing())
+                      closing=_closing(mode))
         if tokens is None:
             continue
         assert matcher.is_accepting()
@@ -282,7 +306,7 @@ def test_random_walks_over_the_llguidance_mask_parse_strictly(dialect: str) -> N
         state = reasoning_of(dialect, reasoning)
         opens = state and ht.generation_prompt_state(dialect).starts_in_reasoning
         found = problems(text, dialect=dialect, tools=_WALK_TOOLS, starts_in_reasoning=opens)
-        assert found == [], (dialect, choice, parallel, reasoning, text, found)
+        assert found == [], (dialect, mode, choice, parallel, reasoning, text, found)
         parsed = ht.parse_completion(text, dialect=dialect, tools=_WALK_TOOLS, starts_in_reasoning=opens)
         n_calls = len(parsed.tool_calls)
         if choice == "none":
@@ -363,10 +387,10 @@ def test_llguidance_tags_written_as_text_never_match_the_added_token(tmp_path: A
     """chatml-family.md §7.2 (reach §B.3): a grammar with the call tags as text literals accepts none of the
     renderings, because the tokenizer emits ``<tool_call>`` and ``</tool_call>`` as added tokens, which llguidance
     treats as special. For every dialect and reasoning state, the rendering of two calls fed as the tokenizer's own
-    tokens is taken up to the ``<tool_call>`` token and refused there; where the calls open the completion, the
-    same grammar takes the same bytes once each refused token is spelled with ordinary tokens, and the refused
-    tokens are exactly the four tags (the tags, and nothing else in the grammar, are what fails). The export's own
-    grammar (token references) takes the tokens as they are."""
+    tokens is taken up to the ``<tool_call>`` token and refused there; the same grammar takes the same bytes once
+    each refused token is spelled with ordinary tokens, and the refused tokens are exactly the four tags (the tags,
+    and nothing else in the grammar, are what fails). The export's own grammar (token references) takes the tokens
+    as they are."""
     tok = _lltok()
     text_tags = _without(tmp_path, (CALL_OPEN, CALL_CLOSE))
     opener = tok.tokenize_str(CALL_OPEN, parse_special=True)
@@ -383,13 +407,12 @@ def test_llguidance_tags_written_as_text_never_match_the_added_token(tmp_path: A
             ids = tok.tokenize_str(text, parse_special=True)
             matcher = llguidance.LLMatcher(tok, as_text, log_level=0)
             assert matcher.validate_tokens(ids) == ids.index(opener[0]), (dialect, reasoning, text)
-            if text.startswith(CALL_OPEN):
-                assert _spelled_through(as_text, ids) == ([CALL_OPEN, CALL_CLOSE] * 2, True), (dialect, reasoning)
-                spelled_through += 1
+            assert _spelled_through(as_text, ids) == ([CALL_OPEN, CALL_CLOSE] * 2, True), (dialect, reasoning)
+            spelled_through += not text.startswith(CALL_OPEN)  # text before the tag: issue 26's text-tag limit
             grammar = llguidance_grammar(_WEATHER, **request)
             assert f"{CALL_OPEN} " in grammar and f'"{CALL_OPEN}' not in grammar, dialect
             assert llg_accepts(grammar, text, spell=False), (dialect, reasoning, text)
-    assert spelled_through >= 5  # hermes, hermes-vllm, omp, qwen2.5, qwen3 without reasoning
+    assert spelled_through >= 10  # every reasoning state of QwQ, Qwen3.5, Nemotron 3, Step 3.5; Qwen3 thinking
     # with a tokenizer that has the tags, the export writes token references; forced bytes follow the tag
     grammar = llguidance_grammar(_WEATHER, dialect="qwen3", tool_choice="required", tokenizer=_lltok())
     matcher = llguidance.LLMatcher(_lltok(), grammar, log_level=0)
@@ -397,26 +420,111 @@ def test_llguidance_tags_written_as_text_never_match_the_added_token(tmp_path: A
     assert matcher.compute_ff_bytes() == b'\n{"name": "get_weather", "arguments": {"location": "'
 
 
-def test_llguidance_text_tag_after_free_text_is_refused(tmp_path: Any) -> None:
-    """A limit of the text-tag grammar (a tokenizer without the tags as added tokens; docs/constrained.md §5):
-    llguidance's lexer is greedy and gives nothing back, so free text that may go on past ``<`` (content before a
-    call, the newlines after ``</think>``) takes the ``<tool_call`` of a tag written after it, and the tag's
-    ``>`` is then refused. Found when the test above was made to check why the text tags fail; the same request
-    with token references takes the same bytes."""
+def _text_tag_cases(dialect: str, reasoning: bool | None) -> list[str]:
+    """Completions of ``dialect`` with free text right before a call: reasoning, content, both; one call or two."""
     call = {"name": "get_weather", "arguments": {"location": "Paris"}}
-    text_tags = _without(tmp_path, (CALL_OPEN, CALL_CLOSE))
-    for dialect, reasoning, content in (("qwen3", False, "Let me check."), ("qwq", None, "")):
-        text = completion(dialect, reasoning_of(dialect, reasoning), thought="t", content=content, calls=[call],
-                          tools=_WEATHER)
+    state = reasoning_of(dialect, reasoning)
+    return [completion(dialect, state, thought=thought, content=content, calls=calls, tools=_WEATHER)
+            for thought in ("t", "a <b>\n\n") for content in ("", "Let me check.", "a\n<b>\n\nc <")
+            for calls in ([call], [call, call])]
+
+
+@pytest.mark.parametrize("mode", ["call-tags-as-text", "tags-as-text"])
+@pytest.mark.parametrize(("dialect", "reasoning"), [("qwq", None), ("qwen3", True)])
+def test_llguidance_text_tag_after_free_text_is_taken(dialect: str, reasoning: bool | None, mode: str) -> None:
+    """Regression (issue 26, the text-tag configuration): with a tokenizer that lacks the call tags, the grammar
+    writes them as text, and llguidance refused a tag right after free text: every QwQ call (the newlines after
+    ``</think>``) and Qwen3 with reasoning (``</think>\n\n``, content). Its lexer is greedy and looks back one
+    byte only: the free-text terminal read the ``<tool_call`` of the tag's terminal as more text and failed on the
+    ``>``. The text before a call now shares the terminal of the call's head. Fed the tokenizer's own tokens, with
+    and without content, one call or two, byte by byte at the tag too."""
+    tok = _lltok(mode)
+    request: dict[str, Any] = {"dialect": dialect, "tool_choice": "required", "reasoning": reasoning}
+    grammar = _llg_grammar(_WEATHER, mode, **request)
+    assert f'"{CALL_OPEN}' in grammar and f" {CALL_OPEN} " not in grammar
+    for text in _text_tag_cases(dialect, reasoning):
         assert not text.startswith(CALL_OPEN) and f"\n{CALL_OPEN}" in text, text
-        request: dict[str, Any] = {"dialect": dialect, "tool_choice": "required", "reasoning": reasoning}
-        as_text = llguidance_grammar(_WEATHER, **request, tokenizer=text_tags)
-        assert _spelled_through(as_text, _lltok().tokenize_str(text, parse_special=True)) == ([CALL_OPEN], False)
-        matcher = llguidance.LLMatcher(_lltok(), as_text, log_level=0)
-        before = _lltok().tokenize_str(text[: text.index(CALL_OPEN) + len(CALL_OPEN) - 1])
-        assert matcher.validate_tokens(before) == len(before)  # up to '<tool_call' ...
-        assert matcher.consume_tokens(before) and matcher.validate_tokens(_lltok().tokenize_str(">")) == 0  # not '>'
-        assert llg_accepts(llguidance_grammar(_WEATHER, **request), text, spell=False), (dialect, text)
+        assert problems(text, dialect=dialect, tools=_WEATHER, starts_in_reasoning=dialect == "qwq") == []
+        assert llg_accepts(grammar, text, spell=False, mode=mode), (text, grammar)
+        at = text.index(CALL_OPEN)
+        matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
+        assert matcher.consume_tokens(tok.tokenize_str(text[:at], parse_special=True)), text
+        for byte in CALL_OPEN.encode():  # the tag one byte-level token at a time: its '>' too
+            token = tok.tokenize_bytes(bytes([byte]))
+            assert len(token) == 1 and matcher.consume_tokens(token), (text, byte)
+        assert not matcher.is_error()
+    for choice in ("auto", {"type": "function", "function": {"name": "get_weather"}}):
+        grammar = _llg_grammar(_WEATHER, mode, **{**request, "tool_choice": choice})
+        for text in _text_tag_cases(dialect, reasoning):
+            named = isinstance(choice, dict)
+            assert llg_accepts(grammar, text, spell=False, mode=mode) is not (named and text.count(CALL_OPEN) > 1)
+
+
+@pytest.mark.parametrize("mode", TAG_MODES)
+def test_llguidance_text_cannot_smuggle_a_call(mode: str) -> None:
+    """Text that holds a tag's text is no way around the call's grammar (the text-tag grammar too, where the tag is
+    text): content with ``<tool_call>`` or ``</tool_call>`` in it and no valid call after it, or a call under
+    ``tool_choice="none"``, is refused, and the library rejects each; reasoning holds no ``<tool_call>`` either
+    (docs/constrained.md §1)."""
+    forged = '<tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>'
+    for dialect, reasoning in (("qwen3", False), ("qwen3", True), ("qwq", None), ("hermes", None), ("omp", None),
+                               ("qwen3.5", None)):
+        state = reasoning_of(dialect, reasoning)
+        opens = state and ht.generation_prompt_state(dialect).starts_in_reasoning
+        texts = [completion(dialect, state, thought="t", content=content, calls=[], allow_injection=True)
+                 for content in (f"I will write {CALL_OPEN} here.", f"a\n{CALL_OPEN}", forged, f"x {CALL_CLOSE}")]
+        if state:
+            texts += [completion(dialect, state, thought=f"t {CALL_OPEN} u", content="c", calls=[],
+                                 allow_injection=True)]
+        for text in texts:
+            assert CALL_OPEN in text or CALL_CLOSE in text
+            in_content = CALL_OPEN not in text[: text.rfind("</think>") + 1]
+            assert not in_content or problems(text, dialect=dialect, tools=_WEATHER, starts_in_reasoning=opens), text
+            for choice in ("auto", "none", "required"):
+                grammar = _llg_grammar(_WEATHER, mode, dialect=dialect, tool_choice=choice, reasoning=reasoning)
+                assert not llg_accepts(grammar, text, mode=mode), (dialect, reasoning, choice, text)
+        call = completion(dialect, state, thought="t", content="", calls=[
+            {"name": "get_weather", "arguments": {"location": "Paris"}}], tools=_WEATHER)
+        assert problems(call, dialect=dialect, tools=_WEATHER, starts_in_reasoning=opens) == []
+        grammar = _llg_grammar(_WEATHER, mode, dialect=dialect, tool_choice="none", reasoning=reasoning)
+        assert not llg_accepts(grammar, call, mode=mode), (dialect, reasoning, call)
+        assert llg_accepts(_llg_grammar(_WEATHER, mode, dialect=dialect, reasoning=reasoning), call, mode=mode)
+
+
+def test_reasoning_text_holds_no_reasoning_closer() -> None:
+    """Regression (found by the random walks over the tags-as-text grammar): the reasoning text of every export
+    admitted the other kind's closer (``<think>x</scratch_pad>y</think>``), which ``validate`` reports inside a
+    reasoning block (HT502). With the tags as tokens a model could still spell it with ordinary tokens. All three
+    exports now refuse it, in each dialect's reasoning."""
+    call = completion("qwen3", True, thought="t", content="", calls=[
+        {"name": "get_weather", "arguments": {"location": "Paris"}}], tools=_WEATHER)
+    for tag in ("</scratch_pad>",):
+        text = call.replace("<think>\nt\n", f"<think>\nt {tag} u\n")
+        assert text != call
+        found = problems(text, dialect="qwen3", tools=_WEATHER, starts_in_reasoning=False)
+        assert [f[:5] for f in found] == ["HT502"], found
+        for mode in TAG_MODES:
+            grammar = _llg_grammar(_WEATHER, mode, dialect="qwen3", reasoning=True)
+            assert not llg_accepts(grammar, text, mode=mode), (mode, tag)
+            assert llg_accepts(grammar, call, mode=mode)
+        regex = outlines_regex(_WEATHER, dialect="qwen3", reasoning=True)
+        assert not outlines_accepts(regex, text) and outlines_accepts(regex, call)
+    reasoning = xgrammar_structural_tag(_WEATHER, dialect="qwen3", reasoning=True)["format"]["elements"][1]
+    assert {"</scratch_pad>", "</think>"} <= set(reasoning["excludes"]), reasoning
+    for dialect in DIALECTS:  # the tree the three exports write: its reasoning text, in every reasoning state
+        for state in possible_reasoning(dialect):
+            tree = build(request(_WEATHER, dialect=dialect, tool_choice="auto", parallel_tool_calls=True,
+                                 reasoning=state))
+            thoughts = [n for n in _nodes(tree) if isinstance(n, Free) and n.role == "reasoning"]
+            assert len(thoughts) == reasoning_of(dialect, state), (dialect, state)
+            assert all(set(CLOSE.values()) <= set(n.excludes) for n in thoughts), (dialect, state)
+
+
+def _nodes(node: Any) -> list[Any]:
+    """``node`` and every node below it."""
+    below = (node.head, node.arguments, node.tail) if isinstance(node, Block) else node.items if isinstance(
+        node, Seq) else node.options if isinstance(node, Alt) else (node.node,) if isinstance(node, Rep) else ()
+    return [node, *(m for n in below if n is not None for m in _nodes(n))]
 
 
 def test_llguidance_json_string_cannot_hold_the_added_closer_token() -> None:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from .._profiles import DialectProfile, get_profile
 from ..errors import InternalError, UsageError
-from ..tags import assistant_markers, reasoning_markers
+from ..tags import CLOSE, assistant_markers, reasoning_markers
 from ._ir import Block, Free, Json, Lit, Node, Rep, alt, literal, seq
 from ._shape import BodyShape, CompletionShape, body_shape, check_name, completion_shape, xml_shape
 
@@ -200,5 +200,6 @@ def build(req: Request) -> Node:
     if not shape.reasoning or shape.kind is None:
         return body
     after: list[Node] = [Rep(Lit("\n"), 0, None)] if shape.newlines_after_closer else []
-    thought = Free(reasoning_markers(shape.kind), "reasoning")
+    # validate() reports a reasoning closer of either kind inside a reasoning block (HT502)
+    thought = Free(tuple(dict.fromkeys((*reasoning_markers(shape.kind), *CLOSE.values()))), "reasoning")
     return seq([literal(shape.opener), thought, literal(shape.closer), *after, body])

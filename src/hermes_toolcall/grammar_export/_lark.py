@@ -4,6 +4,13 @@ Tags that are tokens of the tokenizer are written as token references (``<tool_c
 treats every added token as special, so a written-out tag never matches it. Runs of literal and free
 text are merged into one terminal: llguidance's lexer is greedy, so free text followed by a separate
 ``"\\n"`` terminal would swallow the newline and then meet a special token it cannot end on.
+
+A tag the tokenizer lacks is written as text, and then the text before a call goes into the terminal
+of the call's head: the lexer reads on while any terminal can still match and looks back one byte
+only, so free text (content before a call, the newlines after ``</think>``) ending a terminal of its
+own would read the ``<tool_call`` of the next as more text and fail on its ``>``. In one terminal,
+the lexer's automaton follows both readings, and the free text (which holds no tag) ends where the
+tag begins; a text-only completion is one terminal too, so that the two stay alike up to the tag.
 """
 
 from __future__ import annotations
@@ -90,6 +97,84 @@ class _Writer:
             return "(" + " | ".join(self.lex(n) for n in node.options) + ")"
         raise TypeError(node)
 
+    def text(self, node: Node) -> bool:
+        """Text one terminal can hold, optional and repeated parts included: no JSON, call block or token."""
+        if isinstance(node, (Lit, Free, Pattern)):
+            return True
+        if isinstance(node, Tag):
+            return not self.is_token(node.text)
+        if isinstance(node, Rep):
+            return self.text(node.node)
+        if isinstance(node, (Seq, Alt)):
+            return all(self.text(n) for n in (node.items if isinstance(node, Seq) else node.options))
+        return False
+
+    def text_led(self, node: Node) -> bool:
+        """Whether a call's head, written as text, can open ``node`` (where text before it must join that head)."""
+        if isinstance(node, Block):
+            return self.text(node.head.items[0] if isinstance(node.head, Seq) and node.head.items else node.head)
+        if isinstance(node, Alt):
+            return any(self.text_led(o) for o in node.options)
+        if isinstance(node, Seq):  # its first part that is not text (the text before it joins it)
+            rest = [n for n in node.items if not self.text(n)]
+            return bool(rest) and self.text_led(rest[0])
+        return False
+
+    def unit(self, run: list[Node]) -> str:
+        """One terminal for a run of text."""
+        if len(run) == 1 and self.lexical(run[0]):
+            return self.expr(run[0])
+        return self.define(" ".join(self.lex(n) for n in run), "T")
+
+    def runs(self, run: list[Node]) -> list[str]:
+        """A run of text as terminals and rules: the lexical parts merged, an optional part its own rule."""
+        parts: list[str] = []
+        merged: list[Node] = []
+        for item in (*run, None):
+            if item is not None and self.lexical(item):
+                merged.append(item)
+                continue
+            if merged:
+                parts.append(self.unit(merged))
+                merged = []
+            if item is not None:
+                parts.append(self.expr(item))
+        return parts
+
+    def opening(self, prefix: tuple[Node, ...], node: Node, *, last: bool, name: str = "r") -> str:
+        """``prefix`` (text) then ``node``, the prefix inside the terminal of each call head written as text that
+        opens ``node`` (see the module docstring). ``last``: nothing but the end of the completion follows, so a
+        terminal may end in optional or free text."""
+        if isinstance(node, Alt):
+            return self.define(" | ".join(self.opening(prefix, o, last=last) for o in node.options), name)
+        if isinstance(node, Block) and prefix and self.text_led(node):
+            return self.block(node, self.unit([*prefix, node.head]))
+        items = node.items if isinstance(node, Seq) else (node,)
+        parts: list[str] = []
+        run = list(prefix)
+        for i, item in enumerate(items):
+            if self.text(item):
+                run.append(item)
+                continue
+            ends = last and i == len(items) - 1
+            if run and self.text_led(item):
+                parts.append(self.opening(tuple(run), item, last=ends))
+            else:
+                parts += self.runs(run)
+                parts.append(self.opening((), item, last=ends) if isinstance(item, (Alt, Seq)) else self.expr(item))
+            run = []
+        if run:
+            parts += [self.unit(run)] if last else self.runs(run)
+        if not parts:
+            raise ValueError("an empty sequence has no Lark form")
+        return parts[0] if len(parts) == 1 else self.define(" ".join(parts), name)
+
+    def block(self, node: Block, head: str) -> str:
+        """A call block whose head is written ``head``."""
+        rest = (node.tail,) if node.arguments is None else (node.arguments, node.tail)
+        label = "call_" + re.sub(r"[^a-z0-9_]", "_", node.name.lower())
+        return self.define(" ".join([head, *(self.expr(n) for n in rest)]), label)
+
     def expr(self, node: Node, name: str = "r") -> str:
         if isinstance(node, Seq) and not node.items:
             raise ValueError("an empty sequence has no Lark form")
@@ -106,23 +191,9 @@ class _Writer:
                 schema = {**schema, "x-guidance": options}
             return self.define("%json " + dumps_compact(schema), "arguments")
         if isinstance(node, Block):
-            label = "call_" + re.sub(r"[^a-z0-9_]", "_", node.name.lower())
-            pieces = (node.head, node.tail) if node.arguments is None else (node.head, node.arguments, node.tail)
-            return self.define(" ".join(self.expr(n) for n in pieces), label)
+            return self.block(node, self.expr(node.head))
         if isinstance(node, Seq):
-            parts: list[str] = []
-            run: list[Node] = []
-            for item in (*node.items, None):
-                if item is not None and self.lexical(item):
-                    run.append(item)
-                    continue
-                if run:
-                    parts.append(self.expr(run[0]) if len(run) == 1 else self.define(
-                        " ".join(self.lex(n) for n in run), "T"))
-                    run = []
-                if item is not None:
-                    parts.append(self.expr(item))
-            return self.define(" ".join(parts), name)
+            return self.define(" ".join(self.runs(list(node.items))), name)
         if isinstance(node, Alt):
             return self.define(" | ".join(self.expr(o) for o in node.options), name)
         if isinstance(node, Rep):
@@ -139,5 +210,5 @@ def _count(node: Rep) -> str:
 def to_lark(tree: Node, *, is_token: Callable[[str], bool]) -> str:
     """The llguidance grammar for ``tree``; ``is_token(tag)`` says whether a tag is written as a token reference."""
     w = _Writer(is_token)
-    start = w.expr(tree, "completion")
+    start = w.opening((), tree, last=True, name="completion")
     return "%llguidance {}\n\nstart: " + start + "\n" + "\n".join(reversed(w.lines)) + "\n"
