@@ -28,6 +28,14 @@ vLLM's ``hf`` row is its unified response-template parser (``--tool-call-parser 
 own Qwen3 response template (``qwen3_response_template``); its inside figure is its whole ``parse_delta``
 (it has no separate tool parser), and it sends each call when its block closes, so the like-for-like
 plugin row for it is ``whole calls``.
+
+XML bodies (issue 29 item 8; rows labelled ``XML:``, ``--only XML``): one Qwen3-Coder call of 1 KB / 10 KB /
+100 KB (``xml_call``: a path, an integer, code in a string value, a JSON array, typed by ``XML_TOOLS``) in
+4-token deltas of the locally built tokenizer (``token_deltas``: its token ids go with the text, as vLLM's
+engine-based ``qwen3_coder`` reads its tags by id), through vLLM's ``qwen3_coder`` (0.33: the same class as
+``qwen3_xml``) or SGLang's ``qwen3_coder`` detector and the plugin's ``hermes_toolcall_qwen3_coder``, with
+argument deltas (like for like: both peers stream arguments) and with whole calls; ``--pairs N`` adds the
+alternated ratios at 10 KB and 100 KB (the goal: the plugin at least 10x faster than vLLM's ``qwen3_coder``).
 """
 
 from __future__ import annotations
@@ -42,6 +50,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):  # run as a script: bench/xml.py would
+    sys.path.append(sys.path.pop(0))  # shadow the standard ``xml`` (transformers imports it); bench/ comes last
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from hermes_toolcall import _jsonio as jsonio
@@ -50,6 +60,7 @@ from hermes_toolcall.statemachine import StreamParser
 
 DELTA = 4
 SIZES = (1_000, 10_000, 100_000)
+XML_PLUGIN = "hermes_toolcall_qwen3_coder"
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 
 
@@ -85,6 +96,49 @@ def many_calls(size: int) -> str:
 
 def deltas(text: str) -> list[str]:
     return [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
+
+
+# ---------------------------------------------------------------------------------------------- XML bodies
+
+#: the XML rows' tool: a file write, its values typed by the schema (issue 29 item 8)
+XML_TOOLS = [{"type": "function", "function": {"name": "write_file", "parameters": {"type": "object", "properties": {
+    "path": {"type": "string"}, "content": {"type": "string"}, "mode": {"type": "integer"},
+    "rows": {"type": "array"}}}}}]
+_CODE_LINE = '    if x_{n} < limit and "<b>" in s:  # & check {n}\n        total += f(x_{n}, None)\n'
+
+
+def xml_call(size: int) -> str:
+    """One Qwen3-Coder call of about ``size`` characters: a path, a mode, 90 % code in a string value
+    (with ``<``, ``&`` and quotes), 10 % a JSON array typed by the schema."""
+    code: list[str] = []
+    total = n = 0
+    while total < size * 0.9:
+        line = _CODE_LINE.format(n=n)
+        code.append(line)
+        total += len(line)
+        n += 1
+    rows = jsonio.dumps_spaced([{"k": k, "v": "lorem"} for k in range(max(1, size // 200))])
+    params = (("path", "src/app.py"), ("mode", "420"), ("content", "".join(code)), ("rows", rows))
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in params)
+    return f"<tool_call>\n<function=write_file>\n{body}</function>\n</tool_call>"
+
+
+def token_deltas(text: str, per: int = DELTA) -> list[tuple[str, list[int]]]:
+    """``text`` as a server streams it: the locally built tokenizer's tokens (``integrations._tokenizer``),
+    decoded one by one as vLLM's detokenizer does (``DecodeStream``), ``per`` tokens to a delta."""
+    import tempfile
+
+    from tokenizers.decoders import DecodeStream
+    from transformers import AutoTokenizer
+
+    from hermes_toolcall.integrations._tokenizer import build
+
+    tok = AutoTokenizer.from_pretrained(build(tempfile.mkdtemp(prefix="hermes-toolcall-tok-")))
+    ids = tok.encode(text, add_special_tokens=False)
+    decoder = DecodeStream(skip_special_tokens=False)
+    pieces = [(decoder.step(tok._tokenizer, i) or "", i) for i in ids]
+    return [("".join(p for p, _ in pieces[n : n + per]), [i for _, i in pieces[n : n + per]])
+            for n in range(0, len(pieces), per)]
 
 
 Runner = Callable[[list[str]], int]  # feeds the deltas, returns the number of calls the client got
@@ -192,6 +246,37 @@ def vllm_runner(name: str, eager: bool) -> Runner:
     return run
 
 
+def vllm_xml_runner(name: str, eager: bool) -> Runner:
+    """vLLM's tool parser ``name`` on XML-body deltas of ``(text, token ids)``, the request declaring ``XML_TOOLS``."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+    from vllm.parser import ParserManager
+
+    import hermes_toolcall.integrations.vllm as plugin
+
+    _, tokenizer = plugin._builtin_parser("hermes")  # the local tokenizer, as vLLM loads it
+    cls = ParserManager.get_parser(tool_parser_name=name, enable_auto_tools=True)
+    prompt = tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
+
+    def run(pieces: list[Any]) -> int:
+        os.environ["HERMES_TOOLCALL_EAGER"] = "1" if eager else ""
+        messages = [{"role": "user", "content": "hi"}]
+        request = ChatCompletionRequest(model="m", messages=messages, tools=XML_TOOLS, stream=True)
+        parser = cls(tokenizer, request.tools)
+        request = parser.adjust_request(request)
+        clocked(parser.tool_parser, "extract_tool_calls_streaming", "finish_streaming", "get_remaining_unstreamed_args")
+        processor = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+        ids: set[int] = set()
+        last = len(pieces) - 1
+        for n, (text, token_ids) in enumerate(pieces):
+            step = processor.step(text, token_ids, "stop" if n == last else None, prompt)
+            if step.delta is not None:
+                ids.update(tc.index for tc in step.delta.tool_calls)
+        return len(ids)
+
+    return run
+
+
 def qwen3_response_template() -> dict[str, object]:
     """transformers' own response template for the Qwen3 family, for vLLM's unified ``hf`` parser.
 
@@ -262,6 +347,28 @@ def sglang_runner(name: str, eager: bool) -> Runner:
     return run
 
 
+def sglang_xml_runner(name: str, eager: bool) -> Runner:
+    """SGLang's detector ``name`` on the text of XML-body deltas, the request declaring ``XML_TOOLS``."""
+    from sglang.srt.entrypoints.openai.protocol import Tool
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    import hermes_toolcall.integrations.sglang  # noqa: F401  (registers hermes_toolcall_qwen3_coder)
+
+    tools = [Tool(type="function", function=XML_TOOLS[0]["function"])]
+
+    def run(pieces: list[Any]) -> int:
+        os.environ["HERMES_TOOLCALL_EAGER"] = "1" if eager else ""
+        parser = FunctionCallParser(tools, name)
+        clocked(parser.detector, "parse_streaming_increment", "finish")
+        ids: set[int] = set()
+        for text, _ in pieces:
+            ids.update(c.tool_index for c in parser.parse_stream_chunk(text)[1])
+        ids.update(c.tool_index for c in parser.parse_stream_end()[1])
+        return len(ids)
+
+    return run
+
+
 # ---------------------------------------------------------------------------------------------- driver
 
 
@@ -285,7 +392,9 @@ def paired(
 ) -> None:
     """The goals' ratios on a noisy machine: runs of the two parsers alternated, one pair after the other,
     so both see the same conditions; per input the best of each (inside time) and the median of the
-    per-pair ratios, with and without the clock's cost."""
+    per-pair ratios, with and without the clock's cost. Nothing is printed without pairs."""
+    if not pairs:
+        return
     print(f"\n{label} (alternated runs, {repeat} pairs per input)\n")
     print("| input | baseline | parser | ratio, best of each | ratio, median of pairs | median net of the clock |")
     print("|---|---|---|---|---|---|")
@@ -314,6 +423,37 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.0f} µs"
 
 
+def print_table(
+    rows: list[tuple[str, Runner]], inputs: list[tuple[str, list[Any]]], sizes: list[int], args: argparse.Namespace
+) -> None:
+    """One markdown row per parser: each input's time (projected past ``--budget``), best of ``--repeat``."""
+    header = "| parser | " + " | ".join(label for label, _ in inputs) + " |"
+    print(header)
+    print("|" + "---|" * (len(inputs) + 1))
+    for label, run in rows:
+        cells = []
+        previous: tuple[int, float] | None = None
+        exponent = 1.0
+        for (name, pieces), size in zip(inputs, sizes, strict=False):
+            if previous is not None:
+                projected = previous[1] * (size / previous[0]) ** exponent
+                if projected > args.budget:
+                    cells.append(f"≈ {fmt(projected)} (projected, x^{exponent:.1f})")
+                    previous = (size, projected)
+                    continue
+            total, seconds, calls, net = timed(run, pieces, 1 if previous and previous[1] > 5 else args.repeat)
+            if previous is not None and previous[1] > 0 and seconds > 0:
+                exponent = max(1.0, math.log(seconds / previous[1]) / math.log(size / previous[0]))
+            previous = (size, seconds)
+            if name.startswith("1 MB"):
+                per = seconds / len(pieces) * 1e6
+                cells.append(f"{per:.1f} µs ({fmt(seconds)}; net {fmt(net)}; loop {fmt(total)}; {calls} calls)")
+            else:
+                more = "" if calls == 1 else f" ({calls} calls)"
+                cells.append(f"{fmt(seconds)} (net {fmt(net)}; loop {fmt(total)})" + more)
+        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 KB and 10 KB only, no 1 MB row")
@@ -332,6 +472,7 @@ def main() -> None:
     calibrate()
     cost = f"{OVERHEAD[0] * 1e9:.0f} ns per clocked call"
     print(f"clock: {args.clock} time; its overhead (kept in the inside figures): {cost}")
+    xml_rows: list[tuple[str, Runner]] = []
     rows: list[tuple[str, Runner]] = [
         ("hermes-toolcall engine, default", engine(False)),
         ("hermes-toolcall engine, stream_arguments=True", engine(True)),
@@ -344,6 +485,11 @@ def main() -> None:
             ("vLLM `hf` (built in, transformers' Qwen3 response template; whole calls)", vllm_hf_runner()),
             ("vLLM + hermes_toolcall plugin, argument deltas", vllm_runner("hermes_toolcall", True)),
             ("vLLM + hermes_toolcall plugin, whole calls (default)", vllm_runner("hermes_toolcall", False)),
+        ]
+        xml_rows += [
+            ("XML: vLLM `qwen3_coder` (built in)", vllm_xml_runner("qwen3_coder", False)),
+            ("XML: vLLM + plugin, argument deltas", vllm_xml_runner(XML_PLUGIN, True)),
+            ("XML: vLLM + plugin, whole calls", vllm_xml_runner(XML_PLUGIN, False)),
         ]
         if not args.no_freeze:
             from vllm.utils.gc_utils import freeze_gc_heap
@@ -361,38 +507,25 @@ def main() -> None:
             ("SGLang + hermes_toolcall, argument deltas", sglang_runner("hermes_toolcall", True)),
             ("SGLang + hermes_toolcall, whole calls (default)", sglang_runner("hermes_toolcall", False)),
         ]
+        xml_rows += [
+            ("XML: SGLang `qwen3_coder` (built in)", sglang_xml_runner("qwen3_coder", False)),
+            ("XML: SGLang + plugin, argument deltas", sglang_xml_runner(XML_PLUGIN, True)),
+            ("XML: SGLang + plugin, whole calls", sglang_xml_runner(XML_PLUGIN, False)),
+        ]
     except ImportError:
         pass
     if args.only:
         rows = [(label, run) for label, run in rows if any(part in label for part in args.only)]
+        xml_rows = [(label, run) for label, run in xml_rows if any(part in label for part in args.only)]
     inputs = [(f"{s // 1000} KB", deltas(one_call(s))) for s in sizes]
     if not args.quick:
         inputs.append(("1 MB, µs/delta", deltas(many_calls(1_000_000))))
-    header = "| parser | " + " | ".join(label for label, _ in inputs) + " |"
-    print(header)
-    print("|" + "---|" * (len(inputs) + 1))
-    for label, run in rows:
-        cells = []
-        previous: tuple[int, float] | None = None
-        exponent = 1.0
-        for (name, pieces), size in zip(inputs, [*sizes, 1_000_000], strict=False):
-            if previous is not None:
-                projected = previous[1] * (size / previous[0]) ** exponent
-                if projected > args.budget:
-                    cells.append(f"≈ {fmt(projected)} (projected, x^{exponent:.1f})")
-                    previous = (size, projected)
-                    continue
-            total, seconds, calls, net = timed(run, pieces, 1 if previous and previous[1] > 5 else args.repeat)
-            if previous is not None and previous[1] > 0 and seconds > 0:
-                exponent = max(1.0, math.log(seconds / previous[1]) / math.log(size / previous[0]))
-            previous = (size, seconds)
-            if name.startswith("1 MB"):
-                per = seconds / len(pieces) * 1e6
-                cells.append(f"{per:.1f} µs ({fmt(seconds)}; net {fmt(net)}; loop {fmt(total)}; {calls} calls)")
-            else:
-                more = "" if calls == 1 else f" ({calls} calls)"
-                cells.append(f"{fmt(seconds)} (net {fmt(net)}; loop {fmt(total)})" + more)
-        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+    if rows:
+        print_table(rows, inputs, [*sizes, 1_000_000], args)
+    if xml_rows:
+        print(f"\nXML bodies (issue 29): one Qwen3-Coder call (bench/serving.py xml_call), {DELTA}-token deltas\n")
+        xml_inputs = [(f"{s // 1000} KB", token_deltas(xml_call(s))) for s in sizes]
+        print_table(xml_rows, xml_inputs, list(sizes), args)
     if args.before:
         from stream import load_revision
 
@@ -416,6 +549,16 @@ def main() -> None:
             if found[0] is not None and found[1] is not None:
                 pairs.append((name, found[0], found[1]))
         paired("The goals' ratios", pairs, goals, args.pairs)
+        xml_pairs: list[tuple[str, Runner, Runner]] = []
+        for server in ("vLLM", "SGLang"):
+            for mode in ("argument deltas", "whole calls"):
+                base = next((r for label, r in xml_rows if label.startswith(f"XML: {server} `qwen3_coder`")), None)
+                plug = next((r for label, r in xml_rows if label.startswith(f"XML: {server} + plugin")
+                             and label.endswith(mode)), None)
+                if base is not None and plug is not None:
+                    xml_pairs.append((f"XML: {server} `qwen3_coder` / plugin, {mode}", base, plug))
+        paired("The XML goal's ratios (issue 29: the plugin at least 10x faster than `qwen3_coder` at 100 KB)",
+               xml_pairs, [(f"{s // 1000} KB", token_deltas(xml_call(s))) for s in sizes if s >= 10_000], args.pairs)
 
 
 if __name__ == "__main__":

@@ -405,3 +405,26 @@ def test_xml_serving_table_is_what_vllm_gives(case: Case, monkeypatch: pytest.Mo
             assert plugin_reads_as_the_engine(case, vllm_whole(name, case)), column
         else:
             assert cell == RECORDED[case.id][column], column
+
+
+def test_bench_xml_call_reads_the_same_through_qwen3_coder_and_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench/serving.py's XML rows compare equal work: its call gives vLLM's ``qwen3_coder`` and the plugin (both
+    modes) the same typed arguments from the same 4-token deltas."""
+    import importlib.util
+
+    from xml_serving import ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_serving", ROOT / "bench" / "serving.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    case = Case("bench", bench.xml_call(10_000), bench.XML_TOOLS, None, False, None, "any")
+    deltas = bench.token_deltas(case.text)
+    got = []
+    for name, eager in (("qwen3_coder", ""), ("hermes_toolcall_qwen3_coder", "1"), ("hermes_toolcall_qwen3_coder", "")):
+        monkeypatch.setenv("HERMES_TOOLCALL_EAGER", eager)
+        content, calls = vllm_stream(name, case, deltas)
+        assert content is None and [n for n, _ in calls] == ["write_file"]
+        got.append(json.loads(calls[0][1]))
+    assert got[0] == got[1] == got[2]
+    assert isinstance(got[0]["mode"], int) and isinstance(got[0]["rows"], list)
