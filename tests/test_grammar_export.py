@@ -539,6 +539,24 @@ def test_llguidance_json_string_cannot_hold_the_added_closer_token() -> None:
     assert llg_accepts(grammar, text)  # spelled with ordinary tokens there: accepted
 
 
+@pytest.mark.parametrize("control", ["<|im_start|>", "<|im_end|>"])
+def test_json_string_may_hold_a_control_token_spelled_out(control: str) -> None:
+    """A limit of the exports (docs/constrained.md §5): a JSON string may hold a control token's text written with
+    ordinary tokens, which the library reads as the control token (the call is cut off, HT102); no engine's JSON
+    compiler can keep a text out of every string of a schema. llguidance refuses the added token itself there (a
+    special token is no byte of a ``%json`` lexeme); xgrammar: tests/integrations/inside/check_xgrammar.py."""
+    text = f'<tool_call>\n{{"name": "get_weather", "arguments": {{"location": "a{control}b"}}}}\n</tool_call>'
+    found = problems(text, dialect="qwen3", tools=_WEATHER, starts_in_reasoning=False)
+    assert len(found) == 1 and "HT102 the call was cut off" in found[0], found
+    for mode in TAG_MODES:
+        grammar = _llg_grammar(_WEATHER, mode, dialect="qwen3", tool_choice="required", reasoning=False)
+        assert llg_accepts(grammar, text, mode=mode), mode  # spelled with ordinary tokens
+        assert not llg_accepts(grammar, text, mode=mode, spell=False), mode  # the added token
+    regex = outlines_regex(_WEATHER, dialect="qwen3", tool_choice="required")
+    assert re.fullmatch(regex, text)  # the text; at token level the added <|im_end|> is the end token, not a byte
+    assert control == "<|im_end|>" or outlines_accepts(regex, text)
+
+
 def test_outlines_limits_are_the_json_compilers() -> None:
     """outlines-core's ``build_regex_from_schema`` ignores ``additionalProperties`` (no extra key is ever written)
     and has no ``\\u`` escape and no raw U+007F-U+009F in strings: such valid calls are outside its regex."""

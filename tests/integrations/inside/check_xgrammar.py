@@ -83,6 +83,18 @@ def test_forged_blocks_are_rejected(dialect: str, data: st.DataObject) -> None:
     assert not xg_accepts(xgrammar_structural_tag(case.tools, **_request(case)), case.text), (kind, case)
 
 
+@pytest.mark.parametrize(("control", "taken"), [("<|im_start|>", True), ("<|im_end|>", False)])
+def test_json_string_may_hold_a_control_token(control: str, taken: bool) -> None:
+    """A limit (docs/constrained.md §5; tests/test_grammar_export.py for llguidance and outlines-core): xgrammar
+    matches a token by its bytes, so a JSON string takes even the added ``<|im_start|>`` token, which the library
+    reads as the control token (the call cut off, HT102); ``<|im_end|>``, the stop token, it refuses there."""
+    text = f'<tool_call>\n{{"name": "get_weather", "arguments": {{"location": "a{control}b"}}}}\n</tool_call>'
+    assert _hf().encode(control, add_special_tokens=False) == [_hf().convert_tokens_to_ids(control)]
+    assert problems(text, dialect="qwen3", tools=_TOOLS, starts_in_reasoning=False)
+    assert xg_accepts(xgrammar_structural_tag(_TOOLS, dialect="qwen3", tool_choice="required", reasoning=False),
+                      text) is taken
+
+
 # --- what vLLM does with each export ---------------------------------------------------------------
 
 _TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "w", "parameters": {
