@@ -659,3 +659,154 @@ def test_regression_a_generation_prompt_with_think_and_a_checked_render(dialect:
     recorded as a reasoning block even where reasoning is not structure, so the render was refused."""
     out = render([{"role": "user", "content": "is a<b?"}], dialect=dialect, add_generation_prompt=True, tools=[])
     assert out.endswith(DIALECTS[dialect].generation_prompt)
+
+
+# --- the XML-like list of Qwen3-Coder and Nemotron vouched for by its values (issue 24) ---------------
+
+_xml_text = st.one_of(st.text(max_size=6), adv, st.sampled_from(
+    ["<", ">", "</name>", "\n<", "</name>\n<x>", "\r", "\r\n", "/", "|im_end|", "tools", "parameter", "parameters",
+     "function", "name", "description", "type", "enum", "required", "<function>", "</parameter>", "</tools>"]))
+_xml_key = st.one_of(plain, _xml_text)
+
+
+@st.composite
+def an_xml_list_tool(draw: st.DrawFn) -> dict[str, Any]:
+    """A tool aimed at the XML-like list's reader: keys spelled as its structure, names with line ends, values
+    holding its closers, extra keys at every level (tool, parameters, parameter)."""
+    extra = st.dictionaries(_xml_key, _schema_value, max_size=2)
+    props = draw(st.dictionaries(_xml_key, st.one_of(_schema_value, st.builds(
+        lambda kind, desc, more: {"type": kind, "description": desc, **more},
+        st.sampled_from(["string", "integer", ["string", "null"]]), _xml_text, extra)), max_size=3))
+    params: dict[str, Any] = {"type": "object", "properties": props, **draw(extra)}
+    if draw(st.booleans()):
+        params["required"] = list(props)[:1]
+    fn: dict[str, Any] = {"name": draw(st.one_of(plain, plain, _xml_text)), "description": draw(_xml_text),
+                          "parameters": params, **draw(extra)}
+    return {"type": "function", "function": fn} if draw(st.booleans()) else fn
+
+
+@pytest.mark.parametrize("dialect", [d for d in DIALECT_NAMES if DIALECTS[d].tools_block == "xml-list"])
+@settings(max_examples=examples(300))
+@given(tools=st.lists(an_xml_list_tool(), min_size=1, max_size=3), system=st.one_of(st.none(), _xml_text))
+def test_an_xml_list_vouched_by_its_values_parses_back(dialect: str, tools: list[dict[str, Any]],
+                                                      system: str | None) -> None:
+    """The guard takes the XML-like tools list without parsing it when neither the tools' JSON nor the system
+    text holds a ``<`` and its keys and names are plain (``_plain_xml_list``); every prompt it takes that way
+    parses back to exactly its tools (``verify_prompt``), and the render takes the same prompt either way."""
+    from hermes_toolcall._jsonio import dumps_fast
+    from hermes_toolcall.render._roundtrip import verify_prompt
+    from hermes_toolcall.render._system import render_system_prompt
+    from hermes_toolcall.render._writers import _plain_xml_list
+
+    profile = DIALECTS[dialect]
+    try:
+        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        key = dumps_fast(tools)
+    except (RenderError, TypeError, ValueError, RecursionError):
+        return  # the template cannot write these tools
+    if "<" in key or (system is not None and "<" in system) or "null" in key or not _plain_xml_list(tools):
+        count("xml list: parsed")
+        return
+    verify_prompt(prompt, tools, profile)
+    count("xml list: vouched by its values")
+
+
+@pytest.mark.parametrize("dialect", [d for d in DIALECT_NAMES if DIALECTS[d].tools_block == "xml-list"])
+def test_regression_xml_list_keys_spelled_as_its_structure_are_parsed(dialect: str) -> None:
+    """Keys the XML-like list writes as its own structure (a ``tools`` key closes the block, ``parameter`` opens a
+    parameter, a key starting with ``/`` or ``|`` writes a closer or a control token) and a name with a carriage
+    return are never vouched for by their values (the prompt is parsed)."""
+    from hermes_toolcall.render._writers import _plain_xml_list
+
+    base = {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    assert _plain_xml_list([base])
+    for bad in ({**base, "tools": 1}, {**base, "parameters": {**base["parameters"], "parameter": 1}},
+                {**base, "/x": 1}, {**base, "|im_end|": 1}, {**base, "name": "a\rb"},
+                {**base, "parameters": {"properties": {"a": {"type": "string", "a>b": 1}}}}):
+        assert not _plain_xml_list([bad])
+
+
+# --- the pre-scan lets through a ``<`` that starts no tag (issue 24): aimed at that shortcut ----------
+
+_PARTIALS = ("<", "<<", "a<b", "1 <= 2", "x < y", "<tool_cal", "<tool_call", "</tool_cal", "<|im_end", "<|im_start",
+             "<|im_", "</tool_response", "<tool_response", "< think>", "<think", "</think", "<scratch_pad", "<tools",
+             "</tools", "<function", "<function=", "<parameter", "</parameter", "<im_patch>", "<|vision_start|>")
+_COMPLETIONS = ("l>", ">", "call>", "|>", "end|>", "start|>", "=f>", "think>", "response>", " ", "\n", "\r", "\r\n")
+_lt_frag = st.sampled_from(_PARTIALS + _COMPLETIONS + ("<think>", "</think>", "<tool_call>", "<tool_response>",
+                                                       "</tool_response>", "<|im_end|>"))
+lt_text = st.lists(st.one_of(_lt_frag, _lt_frag, st.text(max_size=3)), max_size=5).map("".join)
+
+
+@st.composite
+def an_lt_request(draw: st.DrawFn) -> dict[str, Any]:
+    """Conversations whose texts hold ``<`` that start no tag, partial tags at either end, pieces that complete
+    them, CR/LF at the edges, and now and then a whole tag (the shortcut must send those to the round trip)."""
+    msgs: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        msgs.append({"role": "system", "content": draw(lt_text)})
+    for _ in range(draw(st.integers(1, 3))):
+        msgs.append({"role": "user", "content": draw(lt_text)})
+        calls = draw(st.lists(st.fixed_dictionaries({"name": plain, "arguments": st.dictionaries(plain, plain)}),
+                              max_size=1))
+        a: dict[str, Any] = {"role": "assistant", "content": draw(lt_text)}
+        if draw(st.booleans()):
+            a["reasoning_content"] = draw(lt_text)
+        if calls:
+            a["tool_calls"] = calls
+        msgs.append(a)
+        msgs.extend({"role": "tool", "content": draw(lt_text)} for _ in calls)
+    tools = [{"type": "function", "function": {"name": "f", "description": "d",
+                                               "parameters": {"type": "object", "properties": {}}}}]
+    return {"messages": msgs, "tools": draw(st.sampled_from([None, [], tools])), "add_generation_prompt":
+            draw(st.booleans()), "kwargs": draw(st.sampled_from([{}, {"enable_thinking": False}]))}
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+@settings(max_examples=examples(150))
+@given(req=an_lt_request())
+def test_a_lt_that_starts_no_tag_keeps_the_round_trip(dialect: str, req: dict[str, Any]) -> None:
+    """Texts whose ``<`` start no tag skip the round trip (``_roundtrip.text_lt``); every prompt rendered parses
+    back to its conversation, and the render refuses exactly what the full check (every turn parsed back)
+    refuses."""
+    msgs, tools, gen, kwargs = req["messages"], req["tools"], req["add_generation_prompt"], req["kwargs"]
+    if tools is None and DIALECTS[dialect].tools_none == "error":
+        tools = []
+    try:
+        text = render(msgs, tools=tools, dialect=dialect, add_generation_prompt=gen, **kwargs)
+    except RenderError:
+        text = None
+    try:
+        check_round_trip(DIALECTS[dialect], normalize_messages(msgs), normalize_tools(tools),
+                         add_generation_prompt=gen, kwargs=kwargs)
+        full_ok = True
+    except RenderError:
+        full_ok = False
+    assert (text is not None) == full_ok
+    if text is None:
+        count("render lt: refused")
+        return
+    count("render lt: rendered")
+    expected = expected_structure(dialect, normalize_messages(msgs), tools, gen)
+    if DIALECTS[dialect].trim_content:  # Qwen3.5 writes a result trimmed
+        expected = [(r, [("result", it[1].strip()) if it[0] == "result" else it for it in items])
+                    for r, items in expected]
+    assert parsed_structure(text, dialect) == expected
+
+
+@settings(max_examples=examples(500))
+@given(text=lt_text, after=st.sampled_from(["<|im_end|>\n", "\n</tool_response>", "\n<tool_call>", "\n</think>\n\n",
+                                            "</tool_response>", "<|im_start|>", "", "\n"]))
+def test_text_lt_counts_only_a_lt_no_continuation_turns_into_a_tag(text: str, after: str) -> None:
+    """A text ``text_lt`` vouches for holds no tag, whatever the renderer writes after it (stripped or not):
+    every tag of the joined text is the renderer's."""
+    from hermes_toolcall.render._roundtrip import _MARKER, text_lt
+
+    harmless = text_lt(text)
+    if harmless < 0:
+        count("text_lt: a tag or the start of one")
+        return
+    assert harmless == text.count("<")
+    for written in (text, text.strip(), text.rstrip("\n")):
+        joined = written + after
+        assert all(m.start() >= len(written) for m in _MARKER.finditer(joined))
+    count("text_lt: harmless")

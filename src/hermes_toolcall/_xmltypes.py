@@ -43,7 +43,8 @@ from . import _jsonio as jsonio
 from ._lenient_json import scan
 from .errors import DecodeError
 
-__all__ = ["TYPE_ORDER", "Typed", "Typer", "allowed_types", "parameter_schema", "type_value", "typer"]
+__all__ = ["TYPE_ORDER", "Typed", "Typer", "allowed_types", "parameter_schema", "schemaless_string", "type_value",
+           "typer"]
 
 _WS = " \t\n\r"
 #: the order in which the allowed types are tried: the most specific reading first, the string last
@@ -264,13 +265,23 @@ def type_value(text: str, schema: Any, *, found: bool = True) -> Typed:
 
 
 _SCHEMALESS_ORDER = ("null", "boolean", "number", "object", "array")  # integer: read by number, the same values
+_NON_STRING_START = "-0123456789{[nNtTfF"  # only these can start a non-string reading
+
+
+def schemaless_string(text: str) -> bool:
+    """Whether ``text`` read without a schema can only be the string itself (no other reading can start so).
+
+    >>> schemaless_string("Paris"), schemaless_string("  "), schemaless_string(" 42"), schemaless_string("null")
+    (True, True, False, False)
+    """
+    t = text.strip(_WS)
+    return not t or t[0] not in _NON_STRING_START
 
 
 def _typed(text: str, ordered: tuple[str, ...] | None, members: list[Any] | None) -> Typed:
     """``type_value`` once the schema is read: its types in ``TYPE_ORDER`` (None: no schema) and members."""
     if ordered is None:
-        t = text.strip(_WS)
-        if t and (t[0] in "-0123456789{[nNtTfF"):  # only these can start a non-string reading
+        if not schemaless_string(text):
             for kind in _SCHEMALESS_ORDER:
                 typed = _read(text, kind, repair=False)
                 if typed is not None:

@@ -40,6 +40,7 @@ from ._writers import (
     _result,
     _role,
     _system_prompt,
+    _text,
 )
 from ._xmlchat import generation_prompt, render_xml_family
 
@@ -61,16 +62,17 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
     last = len(msgs) - 1
     append = out.append
     rec = ctx.rec
+    guard = ctx.guard
     for i, m in enumerate(msgs):
         if rec is not None:
             rec.starts.append((len(out), i))
-            rec.written.append((len(out), n))
+            rec.written.append((len(out), n + ctx.lt))
         role = roles[i]
         if role in _PLAIN or (role == ASSISTANT and "tool_calls" not in m):
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
-            append(IM_START + role + "\n" + content + f"{IM_END}\n")
+            append(IM_START + role + "\n" + (_text(ctx, content) if guard and "<" in content else content) + f"{IM_END}\n")
             n += 2
         elif role == ASSISTANT:
             append(f"{IM_START}{ASSISTANT}")
@@ -129,8 +131,12 @@ def _qwen3_assistant(ctx: _Ctx, m: Mapping[str, Any], i: int, last_query: int) -
         inner = reasoning.strip("\n")
         if ctx.guard:
             check_reasoning(inner, closer=THINK_CLOSE, index=i, shift=len(reasoning) - len(reasoning.lstrip("\n")))
+            _text(ctx, inner)
+            _text(ctx, content)
         head = f"{IM_START}{ASSISTANT}\n{THINK_OPEN}\n"
         return head + inner + f"\n{THINK_CLOSE}\n\n" + content.lstrip("\n"), content, 3
+    if ctx.guard:
+        _text(ctx, content)
     return f"{IM_START}{ASSISTANT}\n" + content, content, 1
 
 
@@ -172,7 +178,7 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
     qwq = p.reasoning == "qwq"
     for i, m in enumerate(msgs):
         if rec is not None:
-            rec.written.append((len(out), n))
+            rec.written.append((len(out), n + ctx.lt))
             if i or not has_system:
                 rec.starts.append((len(out), i))
         role = roles[i]
@@ -180,7 +186,7 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
-            append(IM_START + role + "\n" + content + f"{IM_END}\n")
+            append(IM_START + role + "\n" + (_text(ctx, content) if guard and "<" in content else content) + f"{IM_END}\n")
             n += 2
         elif role == ASSISTANT:
             n += 1
@@ -203,15 +209,16 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                 if not has_calls:
                     if type(content) is not str:
                         content = require_str(content, ctx.template, "assistant content", i)
-                    append(f"{IM_START}{ASSISTANT}\n" + content + f"{IM_END}\n")
+                    append(f"{IM_START}{ASSISTANT}\n" + (_text(ctx, content) if guard and "<" in content else content) + f"{IM_END}\n")
                     n += 1
                     continue
                 original = m.get("content", MISSING)
                 append(f"{IM_START}{ASSISTANT}")
                 n += 1
                 if original is not MISSING and original:
-                    append("\n" + (content if type(content) is str else
-                                   require_str(content, ctx.template, "assistant content", i)))
+                    text = content if type(content) is str else require_str(content, ctx.template,
+                                                                             "assistant content", i)
+                    append("\n" + (_text(ctx, text) if guard and "<" in text else text))
                 sep = True
             if has_calls:
                 calls = _calls(ctx, m, i, len(out) - 1)
@@ -376,7 +383,7 @@ def _render(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, add_generation_pro
             ctx.rec.items.append((len(out), ("reasoning",), (None, "generation prompt")))
         out.append(prompt)
         n += _lt(prompt)
-    return out, n, bos
+    return out, n + ctx.lt, bos
 
 
 def render_chat(profile: DialectProfile, messages: list[dict[str, Any]], tools: list[Mapping[str, Any]] | None, *,

@@ -25,7 +25,25 @@ from .._model import InvalidToolCall, Reasoning, Text, ToolCall, ToolResponse, T
 from .._profiles import DialectProfile
 from .._template_values import MISSING, call_function, get, jinja_str, reasoning_of, tool_name, xml_value
 from ..errors import DecodeError, RenderError
-from ..tags import IM_START, SYSTEM
+from ..tags import (
+    CALL_CLOSE,
+    CALL_OPEN,
+    FUNCTION_CLOSE,
+    FUNCTION_OPEN,
+    IM_END,
+    IM_START,
+    PARAMETER_CLOSE,
+    PARAMETER_OPEN,
+    RESP_CLOSE,
+    RESP_OPEN,
+    SCRATCH_CLOSE,
+    SCRATCH_OPEN,
+    SYSTEM,
+    THINK_CLOSE,
+    THINK_OPEN,
+    TOOLS_CLOSE,
+    TOOLS_OPEN,
+)
 from ._results import content_text
 
 __all__ = [
@@ -35,6 +53,7 @@ __all__ = [
     "changed",
     "expected_arguments",
     "reasoning_is_structure",
+    "text_lt",
     "verify",
     "verify_call_block",
     "verify_prompt",
@@ -47,6 +66,42 @@ _TAG = re.compile(r"<[^<>\n]{0,40}>|<")
 _CONTROL = re.compile(r"<\|im_(?:start|end)\|>")
 
 Item = tuple[Any, ...]
+
+#: Every tag a reading of a prompt acts on, in any context of any dialect: the grammar's markers (its text
+#: terminals stop at exactly these, ``tags.py``) and the XML body's tags. A ``<`` that starts none of them is text
+#: wherever it stands.
+_MARKERS = (IM_START, IM_END, CALL_OPEN, CALL_CLOSE, RESP_OPEN, RESP_CLOSE, TOOLS_OPEN, TOOLS_CLOSE, THINK_OPEN,
+            THINK_CLOSE, SCRATCH_OPEN, SCRATCH_CLOSE, FUNCTION_OPEN, FUNCTION_CLOSE, PARAMETER_OPEN, PARAMETER_CLOSE)
+_MARKER = re.compile("|".join(re.escape(m) for m in _MARKERS))
+
+
+def text_lt(text: str, *, open_end: bool = True) -> int:
+    """The ``<`` of a conversation text (content, reasoning, a result) the pre-scan may count as harmless: all of
+    them when none starts a tag (``_MARKERS``), else -1. With ``open_end`` (what follows the text may be more
+    text, as content parts are joined) the text must also not end in the start of a tag, trailing whitespace aside
+    (a template may strip it); without it the caller writes a ``<`` or a line end right after the text, which
+    completes no tag (a tag holds one ``<``, at its start, and no whitespace).
+
+    Such a ``<`` is read as text in every context (the text terminals stop only at a whole tag), so the prompt
+    parses as it would with another character there: the round trip is needed only for a text with a tag.
+
+    >>> text_lt("if a < b then x<y"), text_lt("a <think> b"), text_lt("ends with <tool_cal "), text_lt("<<")
+    (2, -1, -1, -1)
+    >>> text_lt("ends with <tool_cal ", open_end=False), text_lt("<<", open_end=False)
+    (1, 2)
+    """
+    at = text.rfind("<")
+    if at < 0:
+        return 0
+    if _MARKER.search(text) is not None:
+        return -1
+    if not open_end:
+        return text.count("<")
+    tail = text[at:].rstrip()
+    for marker in _MARKERS:
+        if marker.startswith(tail):
+            return -1
+    return text.count("<")
 
 
 class Recorder:

@@ -35,7 +35,7 @@ from ..tags import (
 )
 from ._calls import call_json
 from ._results import content_text
-from ._roundtrip import Recorder, Written, verify_prompt
+from ._roundtrip import Recorder, Written, text_lt, verify_prompt
 from ._system import render_system_prompt
 
 __all__: list[str] = []  # internal to render/
@@ -54,7 +54,7 @@ class _Ctx:
     """Per-render state: the profile, the messages, whether the guard runs, whether the pre-scan found
     something the round trip must look at (``suspect``), and the recorder of the checking render."""
 
-    __slots__ = ("dumps", "fast_calls", "guard", "messages", "profile", "rec", "suspect", "template", "types",
+    __slots__ = ("dumps", "fast_calls", "guard", "lt", "messages", "profile", "rec", "suspect", "template", "types",
                  "verbatim")
 
     def __init__(self, profile: DialectProfile, messages: list[dict[str, Any]], guard: bool,
@@ -65,10 +65,26 @@ class _Ctx:
         self.guard = guard
         self.rec = rec
         self.suspect = False
+        #: the ``<`` conversation texts wrote that start no tag (``_roundtrip.text_lt``): the pre-scan counts them
+        #: as the renderer's own
+        self.lt = 0
         self.template = profile.name
         self.verbatim = profile.string_arguments == "verbatim"
         self.fast_calls = profile.string_arguments != "decode"
         self.dumps = dumps_compact if profile.json_style == "compact" else spaced
+
+
+def _text(ctx: _Ctx, text: str) -> str:
+    """A conversation text written as it is: with the guard on, its ``<`` are counted as harmless when none can
+    start a tag (``_roundtrip.text_lt``); else they stay uncounted and the round trip looks at its turn.
+
+    The families that call this (hermes, qwen) write a tag or a line end right after every text: the closer of
+    its block or turn, or the line before a call (``open_end=False``)."""
+    if ctx.guard and "<" in text:
+        harmless = text_lt(text, open_end=False)
+        if harmless > 0:
+            ctx.lt += harmless
+    return text
 
 
 def _role(m: Mapping[str, Any]) -> Any:
@@ -157,6 +173,7 @@ def _result(ctx: _Ctx, m: Mapping[str, Any], index: int, piece: int) -> str:
     if ctx.guard and ("<" in content or "\\" in content or content.count('"') % 2):
         check_block("\n" + content + "\n", closer=RESP_CLOSE, opener=RESP_OPEN,
                     where="tool result", index=index, field="content")
+        _text(ctx, content)
     if ctx.rec is not None:
         ctx.rec.items.append((piece, ("result", content), (index, "content")))
     return f"{RESP_OPEN}\n" + content + f"\n{RESP_CLOSE}"
@@ -166,7 +183,7 @@ def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
     content = m.get("content", MISSING)
     if type(content) is not str:
         content = require_str(content, ctx.template, f"{role} content", index)
-    return IM_START + role + "\n" + content + f"{IM_END}\n"
+    return IM_START + role + "\n" + _text(ctx, content) + f"{IM_END}\n"
 
 
 #: The tools prompt by (profile, system text, tools' JSON): the prompt and its ``<`` the pre-scan counts as
@@ -180,7 +197,8 @@ def _skeleton(profile: DialectProfile) -> int:
     return render_system_prompt([_SKELETON], dialect=profile, system="s", allow_injection=True).count("<")
 
 
-def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: DialectProfile) -> int:
+def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: DialectProfile,
+             plain_values: bool = False) -> int:
     """The ``<`` of a system prompt the pre-scan may count as the renderer's: all of them when the prompt on
     its own parses back to one system turn with exactly these tools (a turn parses the same wherever it
     stands: it ends at its own ``<|im_end|>``), else -1 (the full check then runs and says why).
@@ -188,9 +206,14 @@ def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: Dialec
     JSON tool lines (Qwen, Qwen3.5, Step, omp) cannot leave their strings, so a prompt without extra ``<``
     needs no parse; the Hermes catalogue writes names and descriptions raw into pseudo-JSON: it needs none when
     its values are plain (``_plain_catalogue``), else it is parsed; the XML-like list of Qwen3-Coder and Nemotron
-    has as many tags as the tools have keys, so it is always parsed (once: the result is cached with the prompt)."""
+    has as many tags as the tools have keys: it needs no parse when no value or system text holds a ``<``
+    (``plain_values``: the caller saw the tools' JSON and the system text) and its keys and names are plain
+    (``_plain_xml_list``), else it is parsed (once: the result is cached with the prompt)."""
     written = prompt.count("<")
-    if profile.tools_block != "xml-list" and written == (_skeleton(profile) if prompt else 0) and (
+    if profile.tools_block == "xml-list":
+        if plain_values and _plain_xml_list(tools):
+            return written
+    elif written == (_skeleton(profile) if prompt else 0) and (
             profile.tools_block != "hermes" or _plain_catalogue(prompt, tools)):
         return written
     try:
@@ -223,6 +246,57 @@ def _plain_catalogue(prompt: str, tools: list[Mapping[str, Any]] | None) -> bool
     return True
 
 
+#: Keys the XML-like list writes as its own structure (``_xml_catalogue``'s reader and the ``<tools>`` block):
+#: a schema key spelled so would be read as structure, not as the key
+_XML_STRUCTURE = frozenset({"tools", "function", "parameters", "parameter"})
+_XML_KEY = re.compile(r"[^<>/|\s][^<>]*").fullmatch
+
+
+def _xml_keys(spec: Any, handled: tuple[str, ...]) -> bool:
+    """Whether every key of ``spec`` the list writes as ``<KEY>VALUE</KEY>`` (those not ``handled``) is read
+    back as a key of its own: a string without ``<`` or ``>``, not starting with ``/`` or ``|`` (a closer or
+    a control token), none of the list's structure names."""
+    if not isinstance(spec, Mapping):
+        return True  # written without keys (``_system_prompt._extra_keys`` writes nothing for it)
+    if type(spec) is not dict:
+        return False
+    for key in spec:
+        if key in handled:
+            continue
+        if type(key) is not str or key in _XML_STRUCTURE or not _XML_KEY(key):
+            return False
+    return True
+
+
+def _plain_xml_list(tools: list[Mapping[str, Any]] | None) -> bool:
+    """Whether the XML-like list of Qwen3-Coder and Nemotron (``_system_prompt._xml_tool``) reads back to its tools' names,
+    told from the values, for tools whose JSON and system text hold no ``<`` (the caller's part): the reader
+    (``_xml_catalogue.decode_xml_catalogue``) then finds each ``<TAG>`` where the renderer wrote it (a leaf ends
+    at the first ``</TAG>`` followed by a line and a ``<``; no value holds one) provided every key written as a
+    tag is plain (``_xml_keys``), and it reads each name as written provided the name is a string without a
+    carriage return (the reader ends lines at one)."""
+    for tool in tools or ():
+        if type(tool) is not dict:
+            return False
+        fn = tool.get("function", MISSING)
+        if fn is MISSING:
+            fn = tool
+        elif type(fn) is not dict:
+            return False
+        name = fn.get("name")
+        if type(name) is not str or "\r" in name or not _xml_keys(fn, ("type", "name", "description", "parameters")):
+            return False
+        params = fn.get("parameters")
+        if type(params) is dict:
+            if not _xml_keys(params, ("type", "properties", "required", "enum")):
+                return False
+            props = params.get("properties")
+            if type(props) is dict and not all(_xml_keys(spec, ("name", "type", "description", "enum"))
+                                               for spec in props.values()):
+                return False
+    return True
+
+
 def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str | None) -> tuple[str, int]:
     """``render_system_prompt`` and the number of its ``<`` the pre-scan counts as written by the renderer,
     memoised on the tools' JSON (the prompt is the same for every turn of a chat); with the guard on, the
@@ -247,9 +321,10 @@ def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str
         return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
     key = (profile, system, key_json)
     cached = _PROMPTS.get(key)
+    plain = "<" not in key_json and (system is None or "<" not in system)
     if cached is None:
         prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
-        cached = prompt, _vouched(prompt, tools, profile) if ctx.guard else None
+        cached = prompt, _vouched(prompt, tools, profile, plain) if ctx.guard else None
         if len(_PROMPTS) >= 64:
             _PROMPTS.clear()
         _PROMPTS[key] = cached
@@ -257,7 +332,7 @@ def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str
     if vouched is None:  # first asked by a render without the guard: vouched now, once
         if not ctx.guard:
             return prompt, 0
-        vouched = _vouched(prompt, tools, profile)
+        vouched = _vouched(prompt, tools, profile, plain)
         _PROMPTS[key] = prompt, vouched
     return prompt, vouched
 

@@ -17,7 +17,7 @@ from .._jsonio import loads
 from .._profiles import DialectProfile
 from .._schema import load_tools
 from .._template_values import MISSING, crash, jinja_str, xml_value
-from .._xmltypes import parameter_schema, type_value
+from .._xmltypes import parameter_schema, schemaless_string, type_value
 from ..errors import DecodeError, RenderError
 from ..tags import (
     CALL_CLOSE,
@@ -29,7 +29,9 @@ from ..tags import (
 )
 
 __all__ = [
+    "ArgumentSchemas",
     "argument_schemas",
+    "declared_parameters",
     "plain_name",
     "value_reads_back",
     "xml_arguments",
@@ -146,6 +148,76 @@ def value_reads_back(value: Any, text: str, parameters: Any, key: str) -> bool:
         return False
     found, schema = parameter_schema(parameters, key)
     return _canon(type_value(text, schema, found=found).value) == want
+
+
+def declared_parameters(tools: Sequence[Any] | None) -> dict[str, Any]:
+    """``{tool name: its parameters as given}`` with ``argument_schemas``'s names (the first tool of a name),
+    before any check of the schema: the guard's cheap first look (``ArgumentSchemas``).
+
+    >>> declared_parameters([{"name": "f", "parameters": {"properties": {"k": {"type": "strnig"}}}}])
+    {'f': {'properties': {'k': {'type': 'strnig'}}}}
+    """
+    out: dict[str, Any] = {}
+    for tool in tools or ():
+        if not isinstance(tool, Mapping):
+            continue
+        fn = tool.get("function")
+        if not isinstance(fn, Mapping):
+            if "name" not in tool:
+                continue
+            fn = tool
+        name = fn.get("name")
+        if isinstance(name, str) and name and name not in out:
+            out[name] = fn.get("parameters")
+    return out
+
+
+class ArgumentSchemas:
+    """The guard's value check for one render's tools (``value_reads_back`` under ``argument_schemas``), with the
+    schemas checked only when it matters.
+
+    A parse types a value by its tool's schema when that schema is valid JSON Schema, else by none; checking a
+    schema is costly (jsonschema's ``check_schema``), so a value that reads back as itself under the schema as
+    given and under no schema alike passes without it: both readings a parse could make give the value. Only
+    when the two differ are the tools read by ``argument_schemas`` (cached by content), and the value judged by
+    the one reading the parse makes.
+
+    >>> schemas = ArgumentSchemas([{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}])
+    >>> schemas.reads_back("f", 5, "5", "n"), schemas.reads_back("f", "5", "5", "n"), schemas.checked is None
+    (True, False, False)
+    """
+
+    __slots__ = ("checked", "declared", "tools")
+
+    def __init__(self, tools: Sequence[Any] | None) -> None:
+        self.tools = tools
+        self.declared = declared_parameters(tools)
+        #: ``argument_schemas(tools)``, computed the first time a value needs it
+        self.checked: dict[str, Any] | None = None
+
+    def parameters(self, name: Any) -> Any:
+        """The schema a parse types ``name``'s arguments with (None: none)."""
+        if not isinstance(name, str):
+            return None
+        if self.checked is None:
+            self.checked = argument_schemas(self.tools)
+        return self.checked.get(name)
+
+    def reads_back(self, name: Any, value: Any, text: str, key: str) -> bool:
+        """``value_reads_back(value, text, self.parameters(name), key)``, the schemas checked only when the
+        readings with and without the given schema differ."""
+        given = self.declared.get(name) if isinstance(name, str) else None
+        if given is None or not parameter_schema(given, key)[0]:  # no reading by a schema, valid or not
+            if type(value) is str and schemaless_string(value):
+                return True  # its text is itself, which reads back as the string it is
+            return value_reads_back(value, text, None, key)
+        try:  # the schema as given may not be a valid one: its reading may fail where no parse reads it
+            with_schema = value_reads_back(value, text, given, key)
+        except (TypeError, ValueError, AttributeError, RecursionError):
+            with_schema = None
+        if with_schema is not None and with_schema == value_reads_back(value, text, None, key):
+            return with_schema
+        return value_reads_back(value, text, self.parameters(name), key)
 
 
 def argument_schemas(tools: Sequence[Any] | None) -> dict[str, Any]:

@@ -26,12 +26,11 @@ from .._template_values import MISSING, crash, get, jinja_str, reasoning_of, req
 from .._xmltypes import parameter_schema
 from ..errors import RenderError
 from ..tags import ASSISTANT, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, SYSTEM, THINK_CLOSE, THINK_OPEN, TOOL, USER
-from ._roundtrip import expected_arguments
+from ._roundtrip import expected_arguments, text_lt
 from ._writers import _Ctx, _known_roles, _place_tools, _role, _system_prompt
 from ._xml import (
-    argument_schemas,
+    ArgumentSchemas,
     plain_name,
-    value_reads_back,
     xml_arguments,
     xml_call,
 )
@@ -57,11 +56,12 @@ class _State:
         self.images = 0
         self.videos = 0
         self.vision_ids = _truthy(kwargs.get("add_vision_id", MISSING))
-        self.schemas = argument_schemas(ctx.types if ctx.types is not None else tools) if ctx.guard else {}
+        self.schemas = ArgumentSchemas((ctx.types if ctx.types is not None else tools) if ctx.guard else None)
 
     def user(self, text: str) -> str:
-        """Conversation text written into the prompt: a ``<`` in it makes the render suspect."""
-        if self.ctx.guard and "<" in text:
+        """Conversation text written into the prompt: a ``<`` in it that could start a tag (``_roundtrip.text_lt``)
+        makes the render suspect."""
+        if self.ctx.guard and "<" in text and text_lt(text) < 0:
             self.ctx.suspect = True
         return text
 
@@ -166,15 +166,14 @@ def _last_query(st: _State, start: int) -> int:
 
 def _check_value(st: _State, name: Any, key: Any, value: Any, index: int, field: str) -> None:
     """Refuse an argument value whose VALUE text could read back as another value (docs/dialects.md)."""
-    parameters = st.schemas.get(name) if isinstance(name, str) else None
     written = key if isinstance(key, str) else jinja_str(key)  # the key the body is read back with
     try:
         text = xml_value(value)
     except (TypeError, ValueError, RecursionError):
         return  # no text at all: the render raises on it
-    if value_reads_back(value, text, parameters, written):
+    if st.schemas.reads_back(name, value, text, written):
         return
-    found, _ = parameter_schema(parameters, written)
+    found, _ = parameter_schema(st.schemas.parameters(name), written)
     typed = "its schema" if found else "no schema (declare the parameter in tools= to type it)"
     raise RenderError(
         f"message {index} ({field}): the value {text[:40]!r} at offset 0 would not read back as this "
