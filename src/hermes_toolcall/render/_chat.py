@@ -72,7 +72,9 @@ def _hermes(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, bos: str) -> tuple
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
-            append(IM_START + role + "\n" + (_text(ctx, content) if guard and "<" in content else content) + f"{IM_END}\n")
+            if guard and "<" in content:
+                _text(ctx, content)
+            append(IM_START + role + "\n" + content + f"{IM_END}\n")
             n += 2
         elif role == ASSISTANT:
             append(f"{IM_START}{ASSISTANT}")
@@ -186,7 +188,9 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
             content = m.get("content")
             if type(content) is not str:
                 content = require_str(m.get("content", MISSING), ctx.template, f"{role} content", i)
-            append(IM_START + role + "\n" + (_text(ctx, content) if guard and "<" in content else content) + f"{IM_END}\n")
+            if guard and "<" in content:
+                _text(ctx, content)
+            append(IM_START + role + "\n" + content + f"{IM_END}\n")
             n += 2
         elif role == ASSISTANT:
             n += 1
@@ -209,7 +213,9 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                 if not has_calls:
                     if type(content) is not str:
                         content = require_str(content, ctx.template, "assistant content", i)
-                    append(f"{IM_START}{ASSISTANT}\n" + (_text(ctx, content) if guard and "<" in content else content) + f"{IM_END}\n")
+                    if guard and "<" in content:
+                        _text(ctx, content)
+                    append(f"{IM_START}{ASSISTANT}\n" + content + f"{IM_END}\n")
                     n += 1
                     continue
                 original = m.get("content", MISSING)
@@ -218,7 +224,9 @@ def _qwen(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, enable_thinking: Any
                 if original is not MISSING and original:
                     text = content if type(content) is str else require_str(content, ctx.template,
                                                                              "assistant content", i)
-                    append("\n" + (_text(ctx, text) if guard and "<" in text else text))
+                    if guard and "<" in text:
+                        _text(ctx, text)
+                    append("\n" + text)
                 sep = True
             if has_calls:
                 calls = _calls(ctx, m, i, len(out) - 1)
