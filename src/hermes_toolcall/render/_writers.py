@@ -270,11 +270,11 @@ def _xml_keys(spec: Any, handled: tuple[str, ...]) -> bool:
 
 def _plain_xml_list(tools: list[Mapping[str, Any]] | None) -> bool:
     """Whether the XML-like list of Qwen3-Coder and Nemotron (``_system_prompt._xml_tool``) reads back to its
-    tools' names, told from the values, for tools whose JSON and system text hold no ``<`` (the caller's part):
-    the reader (``_xml_catalogue.decode_xml_catalogue``) then finds each ``<TAG>`` where the renderer wrote it (a leaf ends
-    at the first ``</TAG>`` followed by a line and a ``<``; no value holds one) provided every key written as a
-    tag is plain (``_xml_keys``), and it reads each name as written provided the name is a string without a
-    carriage return (the reader ends lines at one)."""
+    tools' names, told from the values, for tools whose JSON and system text hold no ``<`` (the caller's
+    part): the reader (``_xml_catalogue.decode_xml_catalogue``) then finds each ``<TAG>`` where the renderer
+    wrote it (a leaf ends at the first ``</TAG>`` followed by a line and a ``<``; no value holds one) provided
+    every key written as a tag is plain (``_xml_keys``), and it reads each name as written provided the name
+    is a string without a carriage return (the reader ends lines at one)."""
     for tool in tools or ():
         if type(tool) is not dict:
             return False
