@@ -330,3 +330,54 @@ def test_the_guard_reads_tools_as_the_parsers_do() -> None:
     text = render([USER, call({"k": "Paris", "n": 5}, name="f")], tools=[tool], dialect="qwen3.5")
     [got] = [c.arguments for t in parse_transcript(text, dialect="qwen3.5", tools=[tool]).turns for c in t.tool_calls]
     assert got == {"k": "Paris", "n": 5}
+
+
+# --- the guard's value check reads schemas only when it matters (issue 24) ----------------------------
+
+_schema_kind = st.sampled_from(["string", "integer", "number", "boolean", "null", "object", "array", "strnig", 5,
+                                ["string", "null"], ["integer", "string"]])
+_a_property = st.one_of(st.builds(lambda kind: {"type": kind}, _schema_kind), st.just({"minLength": "x"}),
+                        st.just([1]))
+
+
+def _object_schema(kind: Any, extra: Any, more: dict[str, Any]) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": {"k": {"type": kind}, **more}}
+    if extra is not None:
+        schema["additionalProperties"] = {"type": extra}
+    return schema
+
+
+_a_schema = st.one_of(st.none(), st.booleans(), st.just({"properties": {"k": {"type": "string", "minLength": "x"}}}),
+                      st.builds(_object_schema, _schema_kind, st.one_of(st.none(), _schema_kind),
+                                st.dictionaries(st.sampled_from(["j", "x"]), _a_property, max_size=1)))
+_a_value = st.one_of(st.text(max_size=6), st.sampled_from(["5", " 5", "-1", "True", "None", "null", "[1]", "{}", "1e3",
+                                                           "nan", "t", "x", " ", ""]),
+                     st.integers(-2**70, 2**70), st.booleans(), st.none(), st.floats(),
+                     st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(),
+                                                                          max_size=2))
+
+
+@settings(max_examples=examples(400))
+@given(schema=_a_schema, duplicate=st.one_of(st.none(), _a_schema), value=_a_value,
+       key=st.sampled_from(["k", "j", "x"]), flat=st.booleans())
+def test_the_value_check_reads_schemas_only_when_it_matters(schema: Any, duplicate: Any, value: Any, key: str,
+                                                            flat: bool) -> None:
+    """``ArgumentSchemas.reads_back`` (schemas checked only when the readings with the schema as given and without
+    any differ; a string or an integer whose schema-less reading is itself passes at once) gives the verdict of
+    ``value_reads_back`` under ``argument_schemas`` (the parse's reading: an invalid schema types nothing), on valid
+    and invalid schemas, a second tool of the same name, and values of every kind."""
+    from hermes_toolcall.render._xml import ArgumentSchemas, argument_schemas
+
+    fn: dict[str, Any] = {"name": "f"}
+    if schema is not None:
+        fn["parameters"] = schema
+    tools: list[Any] = [fn if flat else {"type": "function", "function": fn}]
+    if duplicate is not None:
+        tools.append({"name": "f", "parameters": duplicate})
+    try:
+        text = xml_value(value)
+    except (TypeError, ValueError):
+        return
+    expected = value_reads_back(value, text, argument_schemas(tools).get("f"), key)
+    assert ArgumentSchemas(tools).reads_back("f", value, text, key) is expected
+    count("xml value check shortcut: " + ("reads back" if expected else "refused"))

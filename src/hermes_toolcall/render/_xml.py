@@ -184,7 +184,7 @@ class ArgumentSchemas:
 
     >>> schemas = ArgumentSchemas([{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}])
     >>> schemas.reads_back("f", 5, "5", "n"), schemas.reads_back("f", "5", "5", "n"), schemas.checked is None
-    (True, False, False)
+    (True, False, True)
     """
 
     __slots__ = ("checked", "declared", "tools")
