@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hermes_toolcall import _blockrules, parse_completion, sequential_ids
+from hermes_toolcall import _jsonio as jsonio
 from hermes_toolcall._model import Diagnostic, InvalidToolCall, Part, ToolCall, ToolResponse, ToolsBlock
 from hermes_toolcall._positions import LineIndex
 from hermes_toolcall.statemachine import _blocks as sm_blocks
 from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, RESP_OPEN
+from hermes_toolcall.testing import arguments, mutations, nasty_calls, tool_names
 
 LIMIT = 1 << 20
 
@@ -113,3 +117,78 @@ def test_the_grammar_engine_gives_the_block_rules_parts() -> None:
     assert [(p.id, p.name, p.arguments, p.span) for p in got if isinstance(p, ToolCall)] == [
         ("call_0", "f", {"a": 1}, want[0].span)
     ]
+
+
+@st.composite
+def _call_bodies(draw: st.DrawFn) -> str:
+    """Call bodies around the usual one: as the templates write it (both spellings, blanks around),
+    then mutated, truncated, with nasty values (``nasty_calls``), arrays and Python literals."""
+    name = draw(tool_names())
+    args = draw(arguments())
+    usual = draw(
+        st.sampled_from(
+            [
+                jsonio.dumps_spaced({"name": name, "arguments": args}),
+                jsonio.dumps_compact({"name": name, "arguments": args}),
+                jsonio.dumps_spaced({"arguments": args, "name": name}),
+            ]
+        )
+    )
+    lead, trail = draw(st.sampled_from(["", "\n", " \r\n\t"])), draw(st.sampled_from(["", "\n", "\r\n "]))
+    nasty = draw(nasty_calls())
+    body = draw(
+        st.sampled_from(
+            [
+                usual,
+                nasty[len(CALL_OPEN) :].replace(CALL_CLOSE, ""),
+                "[" + usual + "]",
+                usual.replace('"', "'"),
+                usual[:-1],
+                "",
+            ]
+        )
+    )
+    if draw(st.booleans()):
+        body = draw(mutations(body))
+    return lead + body + trail
+
+
+@given(body=_call_bodies(), strict=st.booleans(), first=st.integers(0, 5), expect=st.sampled_from(["json", "xml"]))
+@example(body='{"name": "f", "arguments": {"a": 1}}', strict=False, first=0, expect="json")
+@example(body='\n{"name": "f", "arguments": {"a": 1}}\n', strict=True, first=2, expect="xml")
+@example(body='{"name": "f", "arguments": {"a": 1}, "name": "g"}', strict=False, first=0, expect="json")
+@example(body='{"name": "f\\u0000", "arguments": {"a": 1e400}}', strict=False, first=0, expect="json")
+def test_the_common_call_guard_gives_call_block_s_part(body: str, strict: bool, first: int, expect: Any) -> None:
+    """``common_call`` (the grammar engine's guard in front of ``call_block`` for a closed, uncut block)
+    gives the part ``call_block`` gives, and no diagnostics are lost, whenever it answers."""
+    raw = CALL_OPEN + body + CALL_CLOSE
+    index = LineIndex(raw)
+    got = _blockrules.common_call(
+        block_id="call_7", inner=body, raw=raw, start=0, end=len(raw), pos=index, first_index=first, expect=expect
+    )
+    want = _blockrules.call_block(
+        block_id="call_7", inner=body, inner_start=len(CALL_OPEN), raw=raw, span=index.span(0, len(raw)),
+        closed=True, cut=False, strict=strict, limit=LIMIT, first_index=first, span_of=index.span, pos=index,
+        expect=expect,
+    )  # fmt: skip
+    if got is not None:
+        assert want == ([got], [])
+        assert got.span == want[0][0].span
+    elif expect == "json" and body.strip() and _body_is_usual(body):
+        raise AssertionError(f"the guard declined a usual body: {body!r}")
+
+
+def _body_is_usual(body: str) -> bool:
+    """Whether ``body`` is exactly ``{"name": NAME, "arguments": {...}}`` as ``dumps_spaced`` writes it."""
+    try:
+        value = jsonio.loads(body.strip())
+    except Exception:
+        return False
+    return (
+        isinstance(value, dict)
+        and list(value) == ["name", "arguments"]
+        and isinstance(value["name"], str)
+        and bool(value["name"])
+        and isinstance(value["arguments"], dict)
+        and body.strip() == jsonio.dumps_spaced(value)
+    )

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from helpers import VARIANTS, soup
 from hermes_toolcall.grammar import GRAMMAR, Variant, parse_tree, tokens
 from hermes_toolcall.grammar._parser import START_RULES, a_text_pattern
-from hermes_toolcall.testing._strategies import adversarial_texts
+from hermes_toolcall.testing._strategies import adversarial_texts, plain_texts
 
 DEFAULT = Variant()
 
@@ -151,3 +151,26 @@ def test_python_changes_only_the_terminals_the_grammar_says_it_changes() -> None
             else:
                 allowed |= set(names[1:4])  # one token
         assert changed == allowed, v
+
+
+@given(
+    st.one_of(plain_texts(max_size=300), adversarial_texts(), st.text(max_size=60)),
+    st.sampled_from([{}, {"dialect": "qwq"}, {"strict": True}, {"dialect": "qwen3.5"}, {"starts_in_reasoning": True}]),
+)
+@example("", {})
+@example("\r\n\u2028 x\ud800\n", {})
+@example("Hi", {"dialect": "qwq"})
+def test_build_completion_s_guard_gives_the_builder_s_completion(text: str, keywords: dict[str, object]) -> None:
+    """``build_completion``'s guard (a completion with no ``<`` is one text run, when it does not start
+    inside reasoning) gives what the grammar's tokens read by the builder give: parts, spans,
+    diagnostics, end."""
+    from hermes_toolcall._ids import sequential_ids
+    from hermes_toolcall._options import ParseOptions
+    from hermes_toolcall.grammar._build import _read_completion, build_completion
+
+    options = ParseOptions.make(ids=sequential_ids(), **keywords)  # type: ignore[arg-type]
+    got = build_completion(text, options)
+    want = _read_completion(text, options, options.reasoning_at_start)
+    assert got == want
+    assert [p.span for p in got.parts] == [p.span for p in want.parts]
+    assert (got.end, got.stopped_at, got.diagnostics) == (want.end, want.stopped_at, want.diagnostics)

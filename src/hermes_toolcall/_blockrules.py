@@ -33,11 +33,19 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from . import _diagnostics as diagnostics
-from ._body import BodyIssue, CallBody, decode_call_body, decode_tools_block, response_content, response_name
+from ._body import (
+    BodyIssue,
+    CallBody,
+    canonical_call,
+    decode_call_body,
+    decode_tools_block,
+    response_content,
+    response_name,
+)
 from ._construct import new_tool_call, new_tool_response
 from ._diagnostics import message
 from ._ids import sub_id
-from ._model import Diagnostic, InvalidToolCall, Part, Span, ToolResponse, ToolsBlock
+from ._model import Diagnostic, InvalidToolCall, Part, Span, ToolCall, ToolResponse, ToolsBlock
 from ._xmlbody import BodyKind, body_kind, decode_xml_body
 from .tags import CALL_OPEN, FUNCTION_OPEN, RESP_OPEN, TOOLS_OPEN
 
@@ -181,6 +189,25 @@ def call_block(
     at = span if pos is None else pos
     decoded = decode_body(inner, strict=strict, closed=closed, tools=tools, expect=expect, decoded=decoded)
     return _parts(block_id, decoded, raw, span, at, closed, strict, first_index, inner_start, span_of)
+
+
+def common_call(
+    *, block_id: str, inner: str, raw: str, start: int, end: int, pos: Any, first_index: int, expect: BodyKind
+) -> ToolCall | None:
+    """The part of a closed, uncut call block whose body is one JSON call as the templates write it
+    (``{"name": "…", "arguments": {…}}``, ``_body``'s fast path) in a JSON dialect; else None.
+
+    A guard in front of ``call_block``: its part is the one ``call_block`` gives such a block (no
+    diagnostics), without the general reading (tests/test_blockrules.py).
+    """
+    if expect != "json":
+        return None
+    call = canonical_call(inner)
+    if call is None:
+        return None
+    return new_tool_call(
+        first_index, block_id, call.name, call.arguments, call.arguments_json, raw, start, end, pos, True
+    )
 
 
 def _parts(

@@ -374,6 +374,17 @@ def _fast_path(text: str) -> DecodedCall | None:
     return _new_decoded_call(name, arguments, candidate)
 
 
+def canonical_call(inner: str) -> DecodedCall | None:
+    """The call of a body that is one ``{"name": "…", "arguments": {…}}`` object with its raw arguments
+    (what ``decode_call_body`` reads without an issue by its fast path), else None.
+
+    >>> canonical_call(' {"name": "f", "arguments": {"a": 1}}\\n').arguments_json
+    '{"a": 1}'
+    """
+    text = inner.strip(_WS)
+    return _fast_path(text) if text else None
+
+
 def decode_call_body(inner: str, *, strict: bool, closed: bool = True) -> CallBody:
     """Decode the inner text of a ``<tool_call>`` block into calls, or a failure code (never raises).
 

@@ -124,8 +124,24 @@ class BlockReader:
             closed = typ == "CALL_DONE"
             inner_end, e, cut = self.extent(b, e - _CALL_CLOSE if closed else e, e)
         opts, src = self.opts, self.src
+        block_id = self.next_id()
+        if closed and not cut and decoded is None:  # the guard: the usual block, one call as written
+            call = _blockrules.common_call(
+                block_id=block_id,
+                inner=src[b:inner_end],
+                raw=src[s:e],
+                start=s,
+                end=e,
+                pos=self.index,
+                first_index=body.calls,
+                expect=self.expect,
+            )
+            if call is not None:
+                body.parts.append(call)
+                body.calls += 1
+                return None
         parts, diags = _blockrules.call_block(
-            block_id=self.next_id(),
+            block_id=block_id,
             inner=src[b:inner_end],
             inner_start=b,
             raw=src[s:e],

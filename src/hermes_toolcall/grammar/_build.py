@@ -25,6 +25,7 @@ from .._model import (
     Turn,
 )
 from .._options import ParseOptions
+from .._positions import LineIndex
 from ..tags import CALL_CLOSE, CLOSE, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, ROLES, TOOLS_CLOSE
 from ._blocks import BlockReader, Body, Segment
 from ._parser import Variant, token_batches
@@ -388,9 +389,16 @@ def build_completion(text: str, options: ParseOptions) -> Completion:
     >>> c.parts[0].text, c.end.start
     ('Hi', 2)
     """
+    kind = options.reasoning_at_start
+    if kind is None and "<" not in text:  # the guard: every marker starts with "<", so this is one text run
+        return new_completion((new_text(text, 0, len(text), LineIndex(text)),) if text else (), (), text, None, None)
+    return _read_completion(text, options, kind)
+
+
+def _read_completion(text: str, options: ParseOptions, kind: ReasoningKind | None) -> Completion:
+    """``build_completion`` without its guard: the grammar's tokens, read by the builder."""
     b = _Builder(text, options, "c")
     body = Body()
-    kind = options.reasoning_at_start
     if kind is None or text.startswith(f"<{kind}>"):  # a completion that repeats the opener: read as written
         b.load("completion", 0)
     else:
