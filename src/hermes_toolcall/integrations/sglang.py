@@ -158,16 +158,48 @@ class HermesDetector(Bookkeeping, BaseFormatDetector):  # type: ignore[misc]
 
         Raises:
             UsageError: an XML-body dialect (its arguments are no JSON value between a begin and an
-                end; SGLang takes xgrammar's ``qwen_3_coder`` tag instead, ``get_structural_tag_name``).
+                end; SGLang takes the dialect's own tag instead, ``get_structural_tag``).
         """
         dialect = self._dialect()
         if DIALECTS[dialect].body_kind != "json":
             raise UsageError(f"dialect {dialect!r}: an XML call body has no JSON frame; use its structural tag")
         return lambda name: structure_of(name, dialect)
 
+    def get_structural_tag(
+        self,
+        tools: Any = None,
+        tool_choice: Any = "auto",
+        thinking_mode: bool = False,
+        parallel_tool_calls: bool = True,
+        **_: Any,  # message_start (serving_chat): the tag covers the whole completion anyway
+    ) -> Any:
+        """An XML-body dialect's own structural tag (``grammar_export.xgrammar_structural_tag``; xgrammar's
+        built-in ``qwen_3_coder`` rejects what the templates write, check_xgrammar.py); None for JSON bodies
+        (SGLang then frames each call with ``structure_info``). ``thinking_mode`` is the export's ``reasoning``."""
+        if DIALECTS[self._dialect()].body_kind != "xml":
+            return None
+        from xgrammar import StructuralTag
+
+        from ..grammar_export import xgrammar_structural_tag
+
+        function = getattr(tool_choice, "function", None)  # a ToolChoice naming one tool
+        if function is not None:
+            tool_choice = {"type": "function", "function": {"name": function.name}}
+        try:
+            tag = xgrammar_structural_tag(
+                [t.model_dump(exclude_none=True) for t in tools or ()],
+                dialect=self._dialect(),
+                tool_choice=tool_choice or "auto",
+                parallel_tool_calls=parallel_tool_calls,
+                reasoning=thinking_mode,
+            )
+        except UsageError:  # no reasoning where the prompt always opens it (Step 3.5): the built-in tag
+            return super().get_structural_tag(tools, tool_choice, thinking_mode, parallel_tool_calls)
+        return StructuralTag.model_validate(tag)
+
     def get_structural_tag_name(self) -> str | None:
-        """xgrammar's built-in tag for an XML-body dialect (``qwen_3_coder``, as SGLang's own detector);
-        None for JSON bodies (the frame of ``structure_info``)."""
+        """xgrammar's built-in tag of an XML-body dialect, ``qwen_3_coder`` (SGLang's own detector's): the
+        fallback of ``get_structural_tag``; None for JSON bodies."""
         return "qwen_3_coder" if DIALECTS[self._dialect()].body_kind == "xml" else None
 
 

@@ -43,7 +43,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 from .._profiles import DIALECTS  # noqa: E402
 from .._prompt_state import generation_prompt_state  # noqa: E402
-from ..errors import StreamStateError  # noqa: E402
+from ..errors import StreamStateError, UsageError  # noqa: E402
 from ..tags import ASSISTANT, IM_START, USER  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._leading import LeadingReasoning, prompt_opens_reasoning  # noqa: E402
@@ -198,6 +198,42 @@ class HermesToolParser(Bookkeeping, ToolParser):  # type: ignore[misc]
             request.skip_special_tokens = False
         return request
 
+    def get_structural_tag(self, request: Any, *, reasoning: bool = False, strict_level: Any = None) -> Any:
+        """The structural tag vLLM constrains a request's calls with (``required``, a named tool, strict tools).
+
+        JSON bodies: xgrammar's built-in ``hermes`` tag (vLLM's own). XML bodies: the dialect's own tag,
+        ``grammar_export.xgrammar_structural_tag`` (xgrammar's built-in ``qwen_3_coder`` rejects what the
+        templates write: a call without arguments, ``True``/``None`` values, one newline after ``</think>``,
+        prose before a required call; tests/integrations/inside/check_xgrammar.py); its argument schemas
+        are always enforced (``strict_level`` changes nothing). A dialect whose prompt always opens
+        reasoning (Step 3.5) has no tag without it: vLLM asks for none (its reasoning gate starts the
+        grammar after the block), so it gets the built-in one.
+        """
+        kwargs = {} if strict_level is None else {"strict_level": strict_level}
+        if DIALECTS[self._dialect()].body_kind != "xml":
+            return super().get_structural_tag(request, reasoning=reasoning, **kwargs)
+        from vllm import envs
+        from xgrammar import StructuralTag
+
+        from ..grammar_export import xgrammar_structural_tag
+
+        if not envs.VLLM_ENFORCE_STRICT_TOOL_CALLING or not request.tools:
+            return None
+        choice = request.tool_choice
+        if choice is not None and not isinstance(choice, str):
+            choice = {"type": "function", "function": {"name": _tool_choice(request)}}
+        try:
+            tag = xgrammar_structural_tag(
+                [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else t for t in request.tools],
+                dialect=self._dialect(),
+                tool_choice=choice or "auto",
+                parallel_tool_calls=getattr(request, "parallel_tool_calls", None) is not False,
+                reasoning=reasoning,
+            )
+        except UsageError:  # reasoning=False where the prompt always opens reasoning
+            return super().get_structural_tag(request, reasoning=reasoning, **kwargs)
+        return StructuralTag.model_validate(tag)
+
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         """Non-streaming: the calls and content of the whole output (the same engine, in one piece)."""
         result = complete(model_output, self._policy(request))
@@ -341,9 +377,9 @@ class HermesReasoningParser(ReasoningParser):  # type: ignore[misc]
         return DeltaMessage(reasoning=split.reasoning or None, content=split.content or None)
 
 
-#: xgrammar's built-in structural tag of each call body kind, which vLLM applies for ``required`` / a named
-#: ``tool_choice``: the JSON body's ``hermes``, the XML body's ``qwen_3_coder`` (what vLLM's own
-#: ``qwen3_coder`` parser asks for)
+#: the structural tag model of each call body kind, which vLLM applies for ``required`` / a named
+#: ``tool_choice``: the JSON body's ``hermes``; for the XML body ``qwen_3_coder`` (what vLLM's own
+#: ``qwen3_coder`` asks for) only selects the tools, ``get_structural_tag`` builds the dialect's own tag
 STRUCTURAL_TAG_MODEL = {"json": "hermes", "xml": "qwen_3_coder"}
 
 

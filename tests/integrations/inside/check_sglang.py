@@ -162,7 +162,12 @@ def test_xml_serving_table_is_what_sglang_gives(case: Case, monkeypatch: pytest.
 
 @pytest.mark.parametrize("dialect", ["qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5"])
 def test_xml_dialects_constrain_required_calls_to_their_xml_body(dialect: str) -> None:
+    """``required``: the dialect's own structural tag (``grammar_export``; Step 3.5, whose prompt always opens
+    reasoning, asked for none: xgrammar's built-in ``qwen_3_coder``); never the JSON frame."""
+    from xgrammar import StructuralTag
+
     from hermes_toolcall.errors import UsageError
+    from hermes_toolcall.grammar_export import xgrammar_structural_tag
 
     suffix = dialect.replace("-", "_").replace(".", "")
     item = EDGE[0]
@@ -171,5 +176,10 @@ def test_xml_dialects_constrain_required_calls_to_their_xml_body(dialect: str) -
     assert kind == "structural_tag"
     text = tag.model_dump_json()
     assert "<function=get_weather>" in text and '{\\"name\\"' not in text
+    if dialect != "step-3.5":
+        export = xgrammar_structural_tag(tool_objects(item), dialect=dialect, tool_choice="required", reasoning=False)
+        assert text == StructuralTag.model_validate(export).model_dump_json()
+    else:
+        assert '"style":"qwen_xml"' in text
     with pytest.raises(UsageError):
         parser.detector.structure_info()

@@ -370,18 +370,31 @@ def test_xml_call_announced_when_its_name_is_complete_arguments_append_only(
         assert got.calls == tuple(whole)
 
 
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "function": {"name": "ping"}}])
 @pytest.mark.parametrize("dialect", ["qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5"])
-def test_xml_dialect_names_and_their_structural_tag(dialect: str) -> None:
+def test_xml_dialects_constrain_required_calls_with_their_own_tag(dialect: str, choice: Any) -> None:
+    """``required`` / a named tool: vLLM applies the dialect's own structural tag (``grammar_export``), which takes
+    the call without arguments the templates write (xgrammar's built-in ``qwen_3_coder`` refuses it)."""
+    from check_xgrammar import _F, completion, xg_accepts
     from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+    from xgrammar import StructuralTag
+
+    from hermes_toolcall.grammar_export import xgrammar_structural_tag
 
     suffix = dialect.replace("-", "_").replace(".", "")
-    cls = ToolParserManager.get_tool_parser(f"hermes_toolcall_{suffix}")
-    assert cls.dialect == dialect and cls.structural_tag_model == "qwen_3_coder"
-    item = next(i for i in XML_EDGE if i.dialect == dialect)
-    composed = _parser_cls(False, dialect)
-    request = composed(None, None).adjust_request(_request(item, "required"))
-    tag = request.structured_outputs.structural_tag
-    assert tag is not None and "<function=book>" in tag and '"{\\"name' not in tag  # the XML body, not JSON
+    assert ToolParserManager.get_tool_parser(f"hermes_toolcall_{suffix}").dialect == dialect
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=_F,
+                                    tool_choice=choice, stream=True)
+    request = _parser_cls(False, dialect)(None, None).adjust_request(request)
+    tag = json.loads(request.structured_outputs.structural_tag)
+    assert request.skip_special_tokens is False
+    if dialect == "step-3.5":  # its prompt always opens reasoning: no tag without it, the built-in one
+        assert '"style": "qwen_xml"' in json.dumps(tag) and "<function=" in json.dumps(tag)
+        return
+    export = xgrammar_structural_tag(_F, dialect=dialect, tool_choice=choice, reasoning=False)
+    assert tag == json.loads(StructuralTag.model_validate(export).model_dump_json())
+    assert xg_accepts(tag, completion(dialect, False, thought="", content="", calls=[{"name": "ping", "arguments": {}}],
+                                      tools=_F))
 
 
 XML_CASES = xml_cases()
