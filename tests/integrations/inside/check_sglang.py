@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from common import EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
+from common import EDGE, XML_EDGE, Accumulator, Input, Message, chunkings, groups, inputs, oracle, tool_objects
 from sglang.srt.entrypoints.openai.protocol import Tool
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 from xml_serving import (
@@ -183,3 +183,33 @@ def test_xml_dialects_constrain_required_calls_to_their_xml_body(dialect: str) -
         assert '"style":"qwen_xml"' in text
     with pytest.raises(UsageError):
         parser.detector.structure_info()
+
+
+@pytest.mark.parametrize("item", XML_EDGE, ids=[i.id for i in XML_EDGE])
+def test_xml_eager_calls_announced_at_their_name_arguments_append_only(
+    item: Input, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eager (``HERMES_TOOLCALL_EAGER=1``), 1-character deltas: a call's name goes out in the delta that completes
+    ``<function=NAME>`` (a JSON body's at its name), its argument pieces only append and join to the
+    non-streaming arguments; a call cut off after its name stays announced with partial arguments."""
+    monkeypatch.setenv("HERMES_TOOLCALL_EAGER", "1")
+    whole_calls = whole(item).calls
+    parser = _parser(item)
+    acc = Accumulator()
+    fed = ""
+    for n, ch in enumerate(item.text):
+        fed += ch
+        text, calls = parser.parse_stream_chunk(ch)
+        if n == len(item.text) - 1:
+            end_text, end_calls = parser.parse_stream_end()
+            text, calls = (text or "") + end_text, list(calls) + end_calls
+        for c in calls:
+            if c.name:
+                assert fed.endswith(f"<function={c.name}>") or item.id.startswith("xml-json-body"), fed[-40:]
+        acc.add(text, None, [(c.tool_index, "id" if c.name else None, c.name, c.parameters) for c in calls])
+    assert not acc.problems
+    got = acc.message().calls
+    if item.id.startswith("xml-truncated-second"):
+        assert got[: len(whole_calls)] == whole_calls and len(got) == len(whole_calls) + 1
+    else:
+        assert got == whole_calls
