@@ -121,6 +121,44 @@ def test_vllm_validators_accept_each_export() -> None:
             SamplingParams(structured_outputs=StructuredOutputsParams(regex=regex)))
 
 
+def _adjusted(parser: str, tokenizer: Any, **fields: Any) -> Any:
+    """The request's structured outputs once vLLM's parser for ``parser`` (``--tool-call-parser``) adjusted it, as
+    OpenAIServingChat does before generating (the structural tag as a dict, or None)."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.parser import ParserManager
+
+    import hermes_toolcall.integrations.vllm  # noqa: F401 (registers the hermes_toolcall parsers)
+
+    cls = ParserManager.get_parser(tool_parser_name=parser, reasoning_parser_name=None, enable_auto_tools=True)
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], **fields)
+    outputs = cls(tokenizer, request.tools).adjust_request(request).extract_structured_outputs()
+    return json.loads(outputs.structural_tag) if outputs is not None and outputs.structural_tag else None
+
+
+@pytest.mark.parametrize("parser", ["hermes", "hermes_toolcall"])
+def test_vllm_keeps_the_export_alone_only_under_auto(parser: str, tmp_path: Path) -> None:
+    """docs/constrained.md §3, with vLLM 0.33's parsers (its own ``hermes`` and this project's): under
+    ``tool_choice="auto"`` with no strict tool, the export (as ``structured_outputs.structural_tag`` or as
+    ``response_format``) is what vLLM constrains with; a strict tool makes vLLM put its built-in tag beside it (an
+    ``or``); ``required`` and a named choice replace it with the built-in tag."""
+    from vllm.tokenizers import get_tokenizer
+
+    from hermes_toolcall.integrations._tokenizer import build
+
+    tokenizer = get_tokenizer(build(tmp_path))
+    tag = xgrammar_structural_tag(_TOOLS, dialect="qwen3", tool_choice="required", reasoning=False)
+    fields: dict[str, Any] = {"structured_outputs": {"structural_tag": json.dumps(tag)}}
+    assert _adjusted(parser, tokenizer, tools=_TOOLS, **fields) == tag
+    assert _adjusted(parser, tokenizer, tools=_TOOLS, response_format=tag) == tag
+    strict = [{"type": "function", "function": {**_TOOLS[0]["function"], "strict": True}}]
+    both = _adjusted(parser, tokenizer, tools=strict, **fields)
+    assert both["format"]["type"] == "or" and len(both["format"]["elements"]) == 2
+    assert both["format"]["elements"][1]["type"] == tag["format"]["type"]  # the export, re-dumped with defaults
+    for choice in ("required", {"type": "function", "function": {"name": "get_weather"}}):
+        replaced = _adjusted(parser, tokenizer, tools=_TOOLS, tool_choice=choice, **fields)
+        assert replaced is not None and replaced["format"]["type"] != tag["format"]["type"], choice
+
+
 # --- named: the built-in structural tags' failures, and the export's answer ------------------------
 
 
