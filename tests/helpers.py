@@ -9,8 +9,10 @@ import pytest
 from hypothesis import strategies as st
 
 from conftest import SHARED, TEMPLATES
+from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.conformance._generate import MARKERS
 from hermes_toolcall.grammar import Variant
+from hermes_toolcall.testing import completion_cases, xml_completion_cases
 
 #: A tool in OpenAI shape, as the official templates receive it.
 TIME: dict[str, Any] = {
@@ -261,13 +263,31 @@ def call_record(name: str, args: str) -> dict[str, Any]:
     }
 
 
+#: the dialects whose calls have an XML body (``DialectProfile.body_kind``)
+XML_DIALECT_NAMES = sorted(name for name, profile in DIALECTS.items() if profile.body_kind == "xml")
+
+
+@st.composite
+def dialect_completions(draw: Any, dialect: str) -> tuple[str, list[dict[str, Any]] | None]:
+    """A generated completion in ``dialect``'s body kind and the ``tools=`` to parse it with: JSON bodies
+    (``testing.completion_cases``, no tools) or, for an XML-body dialect, XML bodies with every malformation
+    (``testing.xml_completion_cases``), typed by the case's tools or by none."""
+    if DIALECTS[dialect].body_kind != "xml":
+        return draw(completion_cases(dialect)).text, None
+    case = draw(xml_completion_cases(), label="xml case")
+    return case.text, list(case.tools) if draw(st.booleans(), label="typed") else None
+
+
+def xml_completions() -> st.SearchStrategy[str]:
+    """The text of ``testing.xml_completion_cases`` (XML-body calls, malformed ones included)."""
+    return xml_completion_cases().map(lambda case: case.text)
+
+
 def xml_dialect(name: str) -> Any:
     """The XML-body dialect ``name`` (qwen3-coder, qwen3.5, nemotron-3, step-3.5), or, until its profile is on
     this branch, a stand-in with its parse-relevant facts (qwen3's profile with XML bodies; qwen3.5's
     generation prompt opens ``<think>``)."""
     import dataclasses
-
-    from hermes_toolcall._profiles import DIALECTS
 
     if name in DIALECTS or name not in ("qwen3-coder", "qwen3.5", "nemotron-3", "step-3.5"):
         return name

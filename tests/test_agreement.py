@@ -2,7 +2,10 @@
 
 Each property feeds the machine the whole text, one character at a time and a drawn chunking, and
 compares results, merged events and argument deltas (``hermes_toolcall.testing.assert_engines_agree``).
-Example counts are reported by the ``hypothesis_stats`` plugin; CI runs more than 2,000 in total.
+Generated completions are written in the dialect's body kind: JSON bodies, or XML bodies with every
+malformation (``testing.xml_completion_cases``) for the four XML-body dialects, which the strict-mode,
+block-cut and every-chunking properties draw too. Example counts are reported by the ``hypothesis_stats``
+plugin; CI runs more than 2,000 in total.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from helpers import XML_DIALECT_NAMES, dialect_completions, xml_completions
 from hermes_toolcall._profiles import DIALECTS
 from hermes_toolcall.conformance._generate import FRAGMENTS
 from hermes_toolcall.testing import (
@@ -58,10 +62,10 @@ def _agree(data: st.DataObject, text: str, level: str, **options: Any) -> None:
 @settings(max_examples=examples(100))
 @given(data=st.data())
 def test_agree_on_generated_completions(dialect: str, data: st.DataObject) -> None:
-    text = data.draw(completions(dialect), label="text")
+    text, tools = data.draw(dialect_completions(dialect), label="text")
     options = {**data.draw(OPTIONS, label="options"), "dialect": dialect}
-    _agree(data, text, "completion", **options)
-    count("agree: generated completions")
+    _agree(data, text, "completion", tools=tools, **options)
+    count("agree: generated XML-body completions" if dialect in XML_DIALECT_NAMES else "agree: generated completions")
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
@@ -94,7 +98,8 @@ def test_agree_on_adversarial_transcripts(data: st.DataObject, text: str, option
 
 
 @settings(max_examples=examples(200))
-@given(data=st.data(), text=st.one_of(adversarial_texts(), completions()), level=LEVELS, options=OPTIONS)
+@given(data=st.data(), text=st.one_of(adversarial_texts(), completions(), xml_completions()), level=LEVELS,
+       options=OPTIONS)
 def test_agree_in_strict_mode(data: st.DataObject, text: str, level: str, options: dict[str, Any]) -> None:
     _agree(data, text, level, strict=True, **options)
     count("agree: strict mode")
@@ -103,7 +108,7 @@ def test_agree_in_strict_mode(data: st.DataObject, text: str, level: str, option
 @settings(max_examples=examples(150))
 @given(
     data=st.data(),
-    text=adversarial_texts(),
+    text=st.one_of(adversarial_texts(), xml_completions()),
     level=LEVELS,
     limit=st.integers(min_value=1, max_value=48),
     options=OPTIONS,
@@ -134,23 +139,44 @@ SHORT_INPUTS = [
 ]
 
 
+#: short XML-body inputs, read in an XML-body dialect: the function and parameter tags, whole and cut
+SHORT_XML_INPUTS = [
+    "<function=f>\n",
+    "<parameter=a",
+    "\n1\n</parame",
+    "</function>\n",
+    "=f>\n<parame",
+    "<function=f\n",
+]
+
+
 @pytest.mark.parametrize("level", ["completion", "transcript"])
-@pytest.mark.parametrize("text", [t[:12] for t in SHORT_INPUTS])
-def test_every_chunking_of_short_inputs(text: str, level: str) -> None:
-    assert_engines_agree(text, level=level, char_by_char=False, chunkings=all_chunkings(text))
+@pytest.mark.parametrize(
+    ("text", "dialect"),
+    [(t[:12], "hermes") for t in SHORT_INPUTS] + [(t[:12], "qwen3-coder") for t in SHORT_XML_INPUTS],
+)
+def test_every_chunking_of_short_inputs(text: str, dialect: str, level: str) -> None:
+    assert_engines_agree(text, level=level, dialect=dialect, char_by_char=False, chunkings=all_chunkings(text))
     count("agree: all chunkings, curated ≤12 chars")
 
 
 SHORT_PIECES = st.sampled_from([f for f in FRAGMENTS if len(f) <= 6] + ["<tool_call>", "</think>", "<think>", "{}"])
+#: the XML body's tags, whole and cut, and what sits between them
+XML_PIECES = st.sampled_from(
+    ["<function=", "<function=f>", "</function>", "<parameter=", "<parameter=a>", "</parameter>", "</param", "f>",
+     "\n", "=", ">", "1"]
+)
 
 
 @settings(max_examples=examples(30))
 @given(
-    text=st.lists(SHORT_PIECES, min_size=1, max_size=6).map("".join).filter(lambda t: len(t) <= 12),
+    text=st.lists(st.one_of(SHORT_PIECES, XML_PIECES), min_size=1, max_size=6).map("".join)
+    .filter(lambda t: len(t) <= 12),
     level=LEVELS,
+    dialect=st.sampled_from(["hermes", *XML_DIALECT_NAMES]),
 )
-def test_every_chunking_of_generated_short_inputs(text: str, level: str) -> None:
-    assert_engines_agree(text, level=level, char_by_char=False, chunkings=all_chunkings(text))
+def test_every_chunking_of_generated_short_inputs(text: str, level: str, dialect: str) -> None:
+    assert_engines_agree(text, level=level, dialect=dialect, char_by_char=False, chunkings=all_chunkings(text))
     count("agree: all chunkings, generated ≤12 chars")
 
 
