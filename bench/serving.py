@@ -35,7 +35,8 @@ XML bodies (issue 29 item 8; rows labelled ``XML:``, ``--only XML``): one Qwen3-
 engine-based ``qwen3_coder`` reads its tags by id), through vLLM's ``qwen3_coder`` (0.33: the same class as
 ``qwen3_xml``) or SGLang's ``qwen3_coder`` detector and the plugin's ``hermes_toolcall_qwen3_coder``, with
 argument deltas (like for like: both peers stream arguments) and with whole calls; ``--pairs N`` adds the
-alternated ratios at 10 KB and 100 KB (the goal: the plugin at least 10x faster than vLLM's ``qwen3_coder``).
+alternated ratios at 10 KB and 100 KB (the goal: the plugin at least 10x faster than vLLM's ``qwen3_coder``);
+``--before REV`` adds the engine alone on the XML call (``qwen3-coder``, ``XML_TOOLS``), this tree's against REV's.
 """
 
 from __future__ import annotations
@@ -197,17 +198,19 @@ def calibrate() -> None:
 # ---------------------------------------------------------------------------------------------- engine
 
 
-def engine(stream_arguments: bool, parser_class: Any = None, chunker_class: Any = None) -> Runner:
-    """The engine alone: ``StreamParser`` + ``OpenAIChunker`` (or another revision's, ``--before``)."""
+def engine(stream_arguments: bool, parser_class: Any = None, chunker_class: Any = None, xml: bool = False) -> Runner:
+    """The engine alone: ``StreamParser`` + ``OpenAIChunker`` (or another revision's, ``--before``);
+    ``xml``: on the XML rows' deltas of ``(text, token ids)``, ``qwen3-coder`` with ``XML_TOOLS``."""
     base = parser_class or StreamParser
     clockable = type("Clockable", (base,), {})  # an instance dict, so that ``clocked`` can wrap its methods
     chunker_cls = chunker_class or OpenAIChunker
+    options: dict[str, Any] = {"dialect": "qwen3-coder", "tools": XML_TOOLS} if xml else {}
 
-    def run(pieces: list[str]) -> int:
-        parser, chunker = clockable(stream_arguments=stream_arguments), chunker_cls()
+    def run(pieces: list[Any]) -> int:
+        parser, chunker = clockable(stream_arguments=stream_arguments, **options), chunker_cls()
         clocked(parser, "feed", "close")
         for piece in pieces:
-            chunker.feed(parser.feed(piece))
+            chunker.feed(parser.feed(piece[0] if xml else piece))
         chunker.feed(parser.close())
         chunker.finish()
         return len(parser.result().tool_calls)  # type: ignore[union-attr]
@@ -464,7 +467,7 @@ def main() -> None:
     ap.add_argument("--clock", choices=("process", "perf"), default="process", help="CPU time (default) or wall time")
     ap.add_argument("--pairs", type=int, default=0, help="also alternate hf / plugin (whole) runs N times (the goals)")
     ap.add_argument(
-        "--before", metavar="REV", help="also the engine rows of git revision REV, alternated with this tree's"
+        "--before", metavar="REV", help="also the engine rows (XML too) of revision REV, alternated with this tree's"
     )
     args = ap.parse_args()
     sizes = SIZES[:2] if args.quick else SIZES
@@ -536,6 +539,13 @@ def main() -> None:
         ]
         title = f"This tree against {args.before} (ratio: this tree's time / the revision's)"
         paired(title, before_after, inputs, args.repeat)
+        if xml_rows:  # the same for the XML call (qwen3-coder, XML_TOOLS), on its token deltas
+            xml_before_after = [
+                (f"XML engine, {label}: after / before", engine(sa, xml=True),
+                 engine(sa, old.StreamParser, old.OpenAIChunker, xml=True))
+                for label, sa in (("default", False), ("stream_arguments=True", True))
+            ]
+            paired(title + ", XML bodies", xml_before_after, xml_inputs, args.repeat)
     if args.pairs:
         goals = [(name, pieces) for name, pieces in inputs if name.startswith(("10 KB", "100 KB", "1 MB"))]
         pairs: list[tuple[str, Runner, Runner]] = []

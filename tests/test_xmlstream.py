@@ -205,3 +205,61 @@ def test_parameters_read_in_bulk_as_tag_by_tag(pieces: list[str], cuts: list[int
             assert fast.take_arguments() == slow.take_arguments()
         block = scan_xml_block(text, len("<tool_call>"), strict=False, tools=tools)
         assert (fast.end, fast.how) == (block.end, block.how), text
+
+
+_RUN_PIECES = [
+    *_BULK_PIECES,
+    "<parameter=a>\n",
+    "<parameter=g>\n",
+    "x < 3 and ",
+    '"<b>" in s:  # & ',
+    "check 5\n  ",
+    "  total += f(x, None)\n",
+    '[{"k": 1, "v": "lorem"}, ',
+    "{'a': [1, <",
+    "\\u00e9 \\ \t\x00 é 😀",
+    "</",
+    "\r",
+    "<|",
+    "\n<",
+    "\n<param",
+    "<param",
+    "</param",
+    "</functio",
+]
+_RUN_TOOLS = {
+    "f": {"properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "g": {"type": "array"}}},
+    "g": {"properties": {"a": {"type": "object"}, "b": {"type": "string"}}},
+}
+
+
+@settings(max_examples=500)
+@example(["<parameter=a>\n", "x < 3 and ", "\n<", "b>\n</parameter>\n", "</function>\n"], [14, 20, 21, 25], False)
+@example(["<parameter=g>\n", '[{"k": 1, "v": "lorem"}, ', "</", "</parameter>\n"], [14, 20, 40, 41], False)
+@given(
+    st.lists(st.sampled_from(_RUN_PIECES), max_size=20),
+    st.lists(st.integers(0, 300), max_size=12),
+    st.booleans(),
+)
+def test_value_runs_read_in_bulk_as_fed(pieces: list[str], cuts: list[int], bare: bool) -> None:
+    """The guard of ``XmlStream.feed`` (``value_run``: a chunk of a streamed string's, or a held
+    object's or array's, text in which no tag starts or may start, after the held-back text, read in
+    one step) leaves the reader as ``feed`` does and gives the same ``arguments`` pieces, after every
+    chunk: markers, ``<`` and line ends in values, tags and line ends cut by chunks, control tokens,
+    escapes, string, array, object and untyped values, bare functions."""
+    text = ("" if bare else "<tool_call>\n") + "<function=f>\n" + "".join(pieces) + "</tool_call>"
+    start = 0 if bare else len("<tool_call>")
+    chunks = _split(text[start:], cuts)
+    for tools in (None, _RUN_TOOLS):
+        fast = XmlStream(start, tools=tools, bare=bare)
+        slow = XmlStream(start, tools=tools, bare=bare)
+        for k, chunk in enumerate(chunks):
+            final = k == len(chunks) - 1
+            piece = None if final else fast.value_run(chunk)
+            if piece is None:
+                fast.feed(chunk, final=final)
+                piece = fast.take_arguments()
+            slow.feed(chunk, final=final)
+            assert piece == slow.take_arguments(), (text, chunks, k)
+            seen = [(*_observed(r), r._kind, r._tail, "".join(r._parts), r._skip, r._lead) for r in (fast, slow)]
+            assert seen[0] == seen[1], (text, chunks, k)

@@ -699,12 +699,14 @@ class XmlBody(BodyReader):
         # first data that may end the block. (Before the name, ``BlockStart``'s guard defers the start.)
         if not self.named or self.xml is None or pos + len(data) > self.limit:
             return None
-        if self.args:  # a run of a string value being streamed: its delta, read in bulk
+        if self.args:  # a run of a value's text: its delta (a streamed string's), read in bulk
             k = self.fed - pos
-            if k < i or k >= len(data) or not self.xml.string_run(data[k:]):
+            if k < i or k >= len(data):
+                return None
+            piece = self.xml.value_run(data[k:])
+            if piece is None:
                 return None
             self.fed = pos + len(data)
-            piece = self.xml.take_arguments()
             return (len(data), DELTA, piece) if piece else REST
         if data.find("<", i) < 0:  # it waits, and so will the next chunks without "<" (the buffer's)
             return (i, DEFER, self.limit)

@@ -173,17 +173,36 @@ class XmlStream:
         self._out.clear()
         return out
 
-    def string_run(self, text: str) -> bool:
-        """Take ``text`` in bulk when it can only go on with a string value being streamed (no ``<`` in
-        it, no line end at its end, nothing undecided before it): what ``feed`` would do with it.
-        False: ``feed`` it."""
-        if self.state != VALUE or not self._first or self._kind != K_STRING or self._skip or self.carry:
-            return False
-        if self._lead is None or not text or "<" in text or text[-1] in "\r\n":  # (a line end may start a tag)
-            return False
-        self._send(text)
-        self.at += len(text)
-        return True
+    def value_run(self, text: str) -> str | None:
+        """The guard of ``feed`` inside a value whose text is streamed (a string) or kept until its end
+        (an object or array, or a function's after the first): ``text``, after the undecided text held
+        back, taken in bulk when no tag starts or may start in it (``_STOPS``, ``_cut``: what ``feed``
+        would read as the value's text in one step); the ``arguments`` pieces read since the last take,
+        as ``take_arguments()`` after ``feed`` would give them. None: ``feed`` it."""
+        if self.state != VALUE or self._skip or self._lead is None:
+            return None
+        kind = self._kind
+        if self._first and kind != K_STRING and kind != K_HELD:  # (what it may be is still being read)
+            return None
+        w = self.carry + text if self.carry else text
+        if not w:
+            return None
+        if "<" in w or w[-1] in "\r\n":  # (a line end may start a tag)
+            if self.bare:
+                stops, tags = _BARE_STOPS, _BARE_VALUE_TAGS
+            else:
+                stops, tags = _STOPS, _VALUE_TAGS
+            if stops.search(w) is not None or _cut(w, 0, tags) < len(w):
+                return None
+        self.carry = ""
+        self.at += len(w)
+        piece = ""
+        if self._first:
+            if kind == K_STRING:
+                piece = self._encode_run(w)
+            else:
+                self._parts.append(w)
+        return self.take_arguments() + piece if self._out else piece
 
     # ------------------------------------------------------------------ the loop
     def feed(self, chunk: str, *, final: bool = False) -> None:
@@ -585,11 +604,18 @@ class XmlStream:
 
     def _send(self, text: str) -> None:
         """Stream string text, holding its last two characters (they may be the value's last newline)."""
+        piece = self._encode_run(text)
+        if piece:
+            self._out.append(piece)
+
+    def _encode_run(self, text: str) -> str:
+        """The JSON-escaped piece of string text to send now (``_send``'s), its last two characters held."""
         text = self._tail + text
         if len(text) > 2:
-            self._out.append(encode_basestring(text[:-2])[1:-1])
-            text = text[-2:]
+            self._tail = text[-2:]
+            return encode_basestring(text[:-2])[1:-1]
         self._tail = text
+        return ""
 
     def _rules_out(self, text: str) -> bool:
         """Whether, with ``text`` read, the value can only be a string (no other allowed type reads it)."""
