@@ -210,6 +210,8 @@ class ArgumentSchemas:
         if given is None or not parameter_schema(given, key)[0]:  # no reading by a schema, valid or not
             if type(value) is str and schemaless_string(value):
                 return True  # its text is itself, which reads back as the string it is
+            if type(value) is int and -(2**63) <= value < 2**63:
+                return True  # its text is a JSON integer, read back as that number
             return value_reads_back(value, text, None, key)
         try:  # the schema as given may not be a valid one: its reading may fail where no parse reads it
             with_schema = value_reads_back(value, text, given, key)

@@ -26,7 +26,7 @@ from .._template_values import MISSING, crash, get, jinja_str, reasoning_of, req
 from .._xmltypes import parameter_schema
 from ..errors import RenderError
 from ..tags import ASSISTANT, IM_END, IM_START, RESP_CLOSE, RESP_OPEN, SYSTEM, THINK_CLOSE, THINK_OPEN, TOOL, USER
-from ._roundtrip import expected_arguments, text_lt
+from ._roundtrip import Written, text_lt
 from ._writers import _Ctx, _known_roles, _place_tools, _role, _system_prompt
 from ._xml import (
     ArgumentSchemas,
@@ -58,11 +58,15 @@ class _State:
         self.vision_ids = _truthy(kwargs.get("add_vision_id", MISSING))
         self.schemas = ArgumentSchemas((ctx.types if ctx.types is not None else tools) if ctx.guard else None)
 
-    def user(self, text: str) -> str:
-        """Conversation text written into the prompt: a ``<`` in it that could start a tag (``_roundtrip.text_lt``)
-        makes the render suspect."""
-        if self.ctx.guard and "<" in text and text_lt(text) < 0:
-            self.ctx.suspect = True
+    def user(self, text: str, *, open_end: bool = False) -> str:
+        """Conversation text written into the prompt: one with a ``<`` that could start a tag (``_roundtrip.text_lt``)
+        is uncounted (``_Ctx.lt`` one lower), so the pre-scan's count differs from the prompt's and the round trip
+        parses the turns of the messages that wrote such a text (the checking render notes ``lt`` per message).
+
+        Every text is followed by a tag or a line end (the profiles' separators start with one or are empty before
+        a call) except a content part, joined to the next (``open_end``: a partial tag at its end counts)."""
+        if self.ctx.guard and "<" in text and text_lt(text, open_end=open_end) < 0:
+            self.ctx.lt -= 1
         return text
 
     def content(self, value: Any, index: int | None, *, system: bool = False, count: bool = True) -> str:
@@ -108,7 +112,7 @@ class _State:
                 out.append("<|vision_start|><|image_pad|><|vision_end|>" if image else
                            "<|vision_start|><|video_pad|><|vision_end|>")
             elif text:
-                out.append(self.user(jinja_str(get(item, "text"))))
+                out.append(self.user(jinja_str(get(item, "text")), open_end=True))
             else:
                 raise crash(self.profile.name, "Unexpected item type in content.", index=index, error="TemplateError")
         return "".join(out)
@@ -120,14 +124,15 @@ class _State:
         if isinstance(value, str):
             return value
         if isinstance(value, Mapping):
-            return self.user(jinja_str(value["value"] if "value" in value else get(value, "text")))
+            return self.user(jinja_str(value["value"] if "value" in value else get(value, "text")), open_end=True)
         if not isinstance(value, Iterable):
             return ""
         out = []
         for item in value:
             kind = get(item, "type")
             if kind == "text":
-                out.append(self.user(jinja_str(item["value"] if "value" in item else get(item, "text"))))
+                out.append(self.user(jinja_str(item["value"] if "value" in item else get(item, "text")),
+                                     open_end=True))
             elif kind == "image":
                 out.append("<im_patch>")
         return "".join(out)
@@ -199,7 +204,7 @@ def _calls(st: _State, m: Mapping[str, Any], index: int, piece: int) -> list[str
         name = get(fn, "name")
         args = get(fn, "arguments")
         if rec is not None:
-            rec.items.append((piece, ("call", jinja_str(name), expected_arguments(args)), (index, prefix)))
+            rec.items.append((piece, ("call", jinja_str(name), Written(args)), (index, prefix)))
         block, _ = xml_call(name, args, st.profile, index)
         if ctx.guard:
             if not plain_name(name):
@@ -398,6 +403,7 @@ def render_xml_family(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, kwargs: 
             continue
         if rec is not None:
             rec.starts.append((len(out), i))
+            rec.written.append((len(out), ctx.lt))  # made the pre-scan's count below
         if role == ASSISTANT:
             _assistant(st, m, i, li, last, out, kwargs)
         elif role == TOOL:
@@ -427,7 +433,16 @@ def render_xml_family(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, kwargs: 
             rec.starts.pop()  # a dropped message writes nothing
     if tools and prompt_lt != prompt.count("<"):
         ctx.suspect = True  # the tools prompt did not parse back to its tools on its own
-    return out, sum(piece.count("<") for piece in out)
+    if rec is None:
+        return out, sum(piece.count("<") for piece in out)
+    # the checkpoints as the other families note them: the pre-scan's count (the pieces' ``<`` and ``lt``) so far
+    written = 0
+    done = 0
+    for k, (at, lt) in enumerate(rec.written):
+        written += sum(piece.count("<") for piece in out[done:at])
+        done = at
+        rec.written[k] = (at, written + lt)
+    return out, written + sum(piece.count("<") for piece in out[done:])
 
 
 def generation_prompt(profile: DialectProfile, kwargs: Mapping[str, Any]) -> str:
