@@ -8,8 +8,9 @@ same calls, results and tools in each turn and no others, and no text outside th
 mapped back to the message, the field and the offset inside it (``RenderError``).
 
 The check runs only when the cheap pre-scan of ``_chat.render_chat`` finds something that could change
-the parse (a ``<`` the renderer did not write, a name or arguments string outside the plain shape, an
-unusual role); ``tests/test_render_roundtrip.py`` proves that prompts passing the pre-scan round-trip.
+the parse (a ``<`` the renderer did not write that could start a tag: ``text_lt``, a name or arguments string
+outside the plain shape, an unusual role); ``tests/test_render_roundtrip.py`` proves that prompts passing the
+pre-scan round-trip.
 """
 
 from __future__ import annotations

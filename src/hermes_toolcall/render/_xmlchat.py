@@ -8,10 +8,12 @@ Every difference between the four is a profile field (docs/dialects.md): where t
 ``call_separator``, ``calls_suffix``) and how results are written (``result_role``, ``result_newlines``,
 ``result_separator``, ``orphan_result_header``).
 
-With the guard on, every piece of the conversation written into the prompt is looked at as it is written: one
-holding a ``<``, a name or key outside the plain shape, or a result whose edge newline the parse could take
-for the template's marks the render ``suspect`` (the round trip then decides), and every argument value must
-read back as itself under its tool's schema (``_xml.value_reads_back``), else ``RenderError`` names the value.
+With the guard on, every piece of the conversation written into the prompt is looked at as it is written: a text
+holding a ``<`` that could start a tag (``_roundtrip.text_lt``) is left out of the pre-scan's count (the round
+trip then parses its turns); an argument value holding a ``<``, a name or key outside the plain shape, or a
+result whose edge newline the parse could take for the template's marks the render ``suspect`` (the whole prompt
+is parsed back); and every argument value must read back as itself under its tool's schema
+(``_xml.value_reads_back``), else ``RenderError`` names the value.
 """
 
 from __future__ import annotations
