@@ -171,15 +171,17 @@ def _last_query(st: _State, start: int) -> int:
     return len(msgs) - 1
 
 
-def _check_value(st: _State, name: Any, key: Any, value: Any, index: int, field: str) -> None:
-    """Refuse an argument value whose VALUE text could read back as another value (docs/dialects.md)."""
+def _check_value(st: _State, name: Any, key: Any, value: Any, index: int, prefix: str) -> str | None:
+    """Refuse an argument value whose VALUE text could read back as another value (docs/dialects.md); the text
+    (None: it has none, the render raises on it)."""
     written = key if isinstance(key, str) else jinja_str(key)  # the key the body is read back with
     try:
         text = xml_value(value)
     except (TypeError, ValueError, RecursionError):
-        return  # no text at all: the render raises on it
+        return None
     if st.schemas.reads_back(name, value, text, written):
-        return
+        return text
+    field = f"{prefix}arguments.{jinja_str(key)}"
     found, _ = parameter_schema(st.schemas.parameters(name), written)
     typed = "its schema" if found else "no schema (declare the parameter in tools= to type it)"
     raise RenderError(
@@ -214,11 +216,8 @@ def _calls(st: _State, m: Mapping[str, Any], index: int, piece: int) -> list[str
             for key, value in (xml_arguments(args, st.profile, index) or {}).items():
                 if not plain_name(key):
                     ctx.suspect = True
-                field = f"{prefix}arguments.{jinja_str(key)}"
-                _check_value(st, name, key, value, index, field)
-                if isinstance(value, str) and "<" in value:
-                    ctx.suspect = True
-                elif not isinstance(value, str) and "<" in xml_value(value):
+                text = _check_value(st, name, key, value, index, prefix)
+                if "<" in (value if isinstance(value, str) else text or ""):
                     ctx.suspect = True
         out.append(block)
     return out
