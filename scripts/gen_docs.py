@@ -194,6 +194,7 @@ def sm_machine() -> list[str]:
         4: "`BlockStart`, then the body's reader",
         5: "`TailReader`",
         6: "`TailReader`",
+        7: "`BareReader` (made at each entry; holds the text until decided)",
     }
     edges: dict[tuple[str, str], list[str]] = {}
     for row in ROWS:

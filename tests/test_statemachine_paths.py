@@ -21,7 +21,15 @@ from hermes_toolcall._ids import sequential_ids
 from hermes_toolcall.errors import StreamError
 from hermes_toolcall.statemachine import Event, StreamParser, TextDelta
 from hermes_toolcall.statemachine._parser import places
-from hermes_toolcall.statemachine._readers import GUARDED, UNGUARDED, BlockStart, HeaderReader, TailReader, TextReader
+from hermes_toolcall.statemachine._readers import (
+    GUARDED,
+    UNGUARDED,
+    BareReader,
+    BlockStart,
+    HeaderReader,
+    TailReader,
+    TextReader,
+)
 from hermes_toolcall.statemachine._table import STATE_KINDS, State, configs, key_state
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
 from hermes_toolcall.testing._xml import XmlCase, xml_completion_cases
@@ -140,6 +148,7 @@ def test_every_state_key_has_the_reader_of_its_kind_with_and_without_guards() ->
         State.REASONING_CALL: BlockStart,
         State.RESPONSE: BlockStart,
         State.TOOLS: BlockStart,
+        State.BARE: BareReader,
         State.TAIL: TailReader,
         State.DONE: TailReader,
     }
@@ -152,12 +161,18 @@ def test_every_state_key_has_the_reader_of_its_kind_with_and_without_guards() ->
                 if readers[state] is BlockStart:
                     assert place.reader is None and place.block is not None
                     assert issubclass(made.block, BlockStart) and (made.block is BlockStart) == guarded
+                elif readers[state] is BareReader:  # made at each entry
+                    assert place.reader is None and place.block is None
+                    assert issubclass(made.bare, BareReader) and (made.bare is BareReader) == guarded
                 else:
                     assert isinstance(place.reader, readers[state])
                     assert (type(place.reader) is readers[state]) == guarded
     parser = Scanned(level="transcript")
     parser.feed("<|im_start|>assistant\nHi <tool_call>")
     assert isinstance(parser._reader, BlockStart) and type(parser._reader) is not BlockStart
+    parser = Scanned(level="transcript")
+    parser.feed("<|im_start|>assistant\nHi <function=f>")
+    assert isinstance(parser._reader, BareReader) and type(parser._reader) is not BareReader
 
 
 _HEAD_NAMES = st.one_of(

@@ -230,3 +230,106 @@ def test_regression_xml_block_ending_in_a_held_back_tag_prefix(tail: str) -> Non
     text = "<think>\n\n</think>\n\n<tool_call>\n<function=get_weather>\n</function>\n" + tail
     assert_engines_agree(text)
     assert_engines_agree(text, dialect=XML_DIALECTS[0], tools=WEATHER)
+
+
+# ---------------------------------------------------------------------------------------- bare functions (HT234)
+
+BARE = "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>"
+
+
+def _kinds(result: ht.Completion) -> list[tuple[str, str]]:
+    return [(type(p).__name__, getattr(p, "text", None) or getattr(p, "name", None) or p.code) for p in result.parts]
+
+
+@pytest.mark.parametrize("dialect", ["hermes", "qwen3", *XML_DIALECTS])
+def test_bare_function_is_a_call_in_every_dialect(dialect: Any) -> None:
+    """Issue 29 item 4: a complete ``<function=…>`` with no ``<tool_call>`` is a call with ``HT234`` (and
+    ``HT238`` where the dialect's bodies are JSON); a ``</tool_call>`` after it is part of it; strict:
+    ``InvalidToolCall(HT234)``; both engines, every chunking."""
+    for tail in ("", "\n</tool_call>"):
+        text = f"Sure.\n{BARE}{tail} Done."
+        result = assert_engines_agree(text, dialect=dialect, tools=WEATHER, starts_in_reasoning=False)
+        assert isinstance(result, ht.Completion)
+        assert _kinds(result) == [("Text", "Sure.\n"), ("ToolCall", "get_weather"), ("Text", " Done.")]
+        call = result.tool_calls[0]
+        assert call.arguments == {"city": "Paris"} and call.raw == BARE + tail
+        assert (call.span.start, call.span.end) == (6, 6 + len(BARE + tail))
+        json_dialect = dialect in ("hermes", "qwen3")
+        assert [d.code for d in result.diagnostics] == (["HT234", "HT238"] if json_dialect else ["HT234"])
+        assert result.diagnostics[0].span.start == 6 and result.diagnostics[0].severity == "warning"
+        strict = {"dialect": dialect, "tools": WEATHER, "strict": True, "starts_in_reasoning": False}
+        assert assert_engines_agree(text, **strict) is None
+        with pytest.raises(ht.ParseError) as raised:
+            ht.parse_completion(text, dialect=dialect, tools=WEATHER, strict=True, starts_in_reasoning=False)
+        assert [(d.code, d.severity, d.span.start) for d in raised.value.diagnostics] == [("HT234", "error", 6)]
+        parser = ht.StreamParser(dialect=dialect, tools=WEATHER, strict=True, starts_in_reasoning=False)
+        parser.feed(text)
+        with pytest.raises(ht.StreamError):
+            parser.close()
+        invalid = [p for p in parser.result().parts if isinstance(p, ht.InvalidToolCall)]
+        assert [(p.code, p.name, p.raw) for p in invalid] == [("HT234", "get_weather", BARE + tail)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write <function=NAME> then the parameters.",
+        "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n",  # cut before </function>
+        "<function=get_weather\n<parameter=city>\nParis\n</parameter>\n</function>",  # no '>' after the name
+        "<function=f>\nLet me think.\n</function>",  # stray text inside
+        "<function=f>\n<parameter=a>\n<tool_call>\n</parameter>\n</function>",  # a <tool_call> in a value
+        "<function=f>\n<parameter=a>\n1<|im_end|>\n</parameter>\n</function>",
+        "<function=",
+    ],
+)
+def test_prose_mentioning_a_function_stays_text(text: str) -> None:
+    """Only a complete bare function is a call: the rest is text, read on right after the tag."""
+    for dialect in ("hermes", XML_DIALECTS[0]):
+        result = assert_engines_agree(text, dialect=dialect)
+        assert isinstance(result, ht.Completion)
+        assert not result.tool_calls and "HT234" not in {d.code for d in result.diagnostics}
+        assert "<function=" in "".join(p.text for p in result.parts if isinstance(p, ht.Text))
+
+
+def test_regression_a_bare_function_given_up_is_read_again_as_assistant_text() -> None:
+    """The text after a ``<function=`` that is not a bare function is assistant text again: reasoning,
+    blocks and a complete bare function later in it are read (the stream held it, then reads it again)."""
+    text = "<function=a> <think>x</think> <function=b>\n</function>\n" + xml_call_block("c", {})
+    result = assert_engines_agree(text, dialect=XML_DIALECTS[0])
+    assert isinstance(result, ht.Completion)
+    assert _kinds(result) == [
+        ("Text", "<function=a> "),
+        ("Reasoning", "x"),
+        ("Text", " "),
+        ("ToolCall", "b"),
+        ("Text", "\n"),
+        ("ToolCall", "c"),
+    ]
+
+
+@pytest.mark.parametrize("limit", [10, 20, 25, 26, 40])
+def test_regression_bare_function_bounded_by_max_block_chars(limit: int) -> None:
+    """A bare function is read within ``max_block_chars`` of its tag (a stream holds no more than that);
+    its ``</tool_call>`` is absorbed only within the bound too (``_xmlbody.bare_extent``)."""
+    text = "<function=f>\n</function>\n</tool_call>x"  # the function is 24 characters, with the closer 37
+    result = assert_engines_agree(text, dialect=XML_DIALECTS[0], max_block_chars=limit)
+    assert isinstance(result, ht.Completion)
+    want = [] if limit < 24 else ["<function=f>\n</function>" + ("\n</tool_call>" if limit >= 37 else "")]
+    assert [c.raw for c in result.tool_calls] == want
+
+
+@settings(max_examples=60)
+@given(st.data(), st.sampled_from(["hermes", *XML_DIALECTS]))
+def test_incomplete_bare_functions_stay_text(data: st.DataObject, dialect: Any) -> None:
+    """Property: text holding ``<function=`` with no complete structure after it (a mention, a bare
+    function cut before its ``</function>``) is text in both engines, on every chunking, as written."""
+    no_tag = st.characters(exclude_characters="<")
+    bare = xml_call_block("f", {"a": data.draw(st.text(no_tag, max_size=8))})[len("<tool_call>\n") :]
+    cut = bare[: data.draw(st.integers(min_value=0, max_value=bare.index("</function>") + len("</function>") - 1))]
+    mention = data.draw(st.sampled_from(["<function=", "<function=f>", "use <function=NAME> tags", cut]))
+    text = data.draw(st.text(no_tag, max_size=10)) + mention
+    chunks = data.draw(chunkings(text))
+    result = assert_engines_agree(text, chunkings=[chunks], dialect=dialect, starts_in_reasoning=False)
+    assert isinstance(result, ht.Completion)
+    assert not result.tool_calls
+    assert "".join(p.text for p in result.parts if isinstance(p, ht.Text)) == text

@@ -150,8 +150,9 @@ def call_block(
     tools: Mapping[str, Any] | None = None,
     expect: BodyKind = "json",
     decoded: CallBody | None = None,
+    recovery: Diagnostic | None = None,
 ) -> tuple[list[Part], list[Diagnostic]]:
-    """The parts and diagnostics of one finished ``<tool_call>`` block.
+    """The parts and diagnostics of one finished ``<tool_call>`` block (or bare function).
 
     Args:
         block_id: the id of the block (from the id factory, by the block's ordinal).
@@ -170,6 +171,8 @@ def call_block(
             typed by them.
         expect: the dialect's body kind (``profile.body_kind``): a body of the other kind is ``HT238``.
         decoded: the body already decoded (``decode_body``'s ``decoded``).
+        recovery: a recovery of the whole block, said before its own diagnostics (``HT234``: a bare
+            function read as a call): in strict mode the block is an ``InvalidToolCall`` with its code.
 
     Returns:
         Either ``ToolCall`` parts (one per recovered call) or one ``InvalidToolCall``, and the
@@ -188,7 +191,15 @@ def call_block(
         return [InvalidToolCall(id=block_id, raw=raw, span=span, code="HT114", message=d.message, closed=False)], [d]
     at = span if pos is None else pos
     decoded = decode_body(inner, strict=strict, closed=closed, tools=tools, expect=expect, decoded=decoded)
-    return _parts(block_id, decoded, raw, span, at, closed, strict, first_index, inner_start, span_of)
+    if recovery is None:
+        return _parts(block_id, decoded, raw, span, at, closed, strict, first_index, inner_start, span_of)
+    if strict:
+        code, text = recovery.code, recovery.message
+        return [InvalidToolCall(id=block_id, raw=raw, span=span, code=code, message=text, name=decoded.name)], [
+            recovery
+        ]
+    parts, diags = _parts(block_id, decoded, raw, span, at, closed, strict, first_index, inner_start, span_of)
+    return parts, [recovery, *diags]
 
 
 def common_call(

@@ -418,9 +418,11 @@ _ENTRIES: tuple[Entry, ...] = (
         "xml-bare-function",
         "recoverable",
         _XML,
-        "Reserved, not produced yet: neither engine reads a bare `<function=NAME>…</function>` outside any "
-        "`<tool_call>` as a call; today it stays text (content), with no call and no finding (issue 29 item 4; "
-        "the peer cases that expect a call are strict xfails in tests/test_peer_xml_cases.py).",
+        "A bare `<function=NAME>…</function>` in assistant text, outside any `<tool_call>`, was read as a call "
+        "(every dialect; in a JSON-body dialect with `HT238` too). Only a complete one counts: its tags whole, "
+        "nothing but parameters inside, its `</function>` before any `<function=`, `<tool_call>` or control "
+        "token, within `max_block_chars`; a `</tool_call>` after it (and whitespace) is part of it. Anything "
+        "else, such as prose that mentions `<function=`, stays text.",
         "<function=book>\\n<parameter=room>\\nB12\\n</parameter>\\n</function>",
         "Wrap each call in `<tool_call>`…`</tool_call>`.",
     ),
@@ -549,6 +551,7 @@ MESSAGES: dict[str, str] = {
     "HT122:stop": "fabricated <tool_response> in an assistant body",
     "HT123": "parsing stopped at a fabricated <tool_response>",
     "HT124": "<tool_call> inside reasoning stays reasoning text",
+    "HT234": "a complete <function=…> outside any <tool_call> block, read as a call",
     "no-call": "no call in the block",
     # HT301 is validation's code (_validation_codes.py); the parse-time tools policy words it the same way
     "HT301": "tool {name!r} is not declared (declared: {known})",

@@ -77,6 +77,7 @@ __all__ = [
     "BlockEnd",
     "BodyKind",
     "XmlBlock",
+    "bare_extent",
     "body_kind",
     "decode_xml_body",
     "scan_bare_function",
@@ -605,6 +606,22 @@ def scan_bare_function(
         return None
     tail = _BARE_TAIL.match(text, block.end)  # the `</tool_call>` of a block whose opener was left out
     return block if tail is None else XmlBlock(end=tail.end(), how="closed", body=block.body)
+
+
+def bare_extent(text: str, start: int, block: XmlBlock, limit: int) -> XmlBlock | None:
+    """The bare function ``block`` (``scan_bare_function`` at ``start``) within the size bound ``limit``
+    (``max_block_chars``): whole when it ends within ``limit`` characters of ``start``; its function
+    alone when only the ``</tool_call>`` it absorbed ends past the bound; else None (it stays text).
+
+    >>> text = "<function=f>\\n</function>\\n</tool_call>"
+    >>> [None if b is None else b.end for b in (bare_extent(text, 0, scan_bare_function(text, 0, strict=False), n)
+    ...     for n in (40, 30, 20))]
+    [37, 24, None]
+    """
+    if block.end - start <= limit:
+        return block
+    fn_end = text.rfind(FUNCTION_CLOSE, start, block.end) + _FN_CLOSE
+    return XmlBlock(end=fn_end, how="closed", body=block.body) if fn_end - start <= limit else None
 
 
 def decode_xml_body(

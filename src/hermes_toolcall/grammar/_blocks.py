@@ -19,7 +19,7 @@ from .._diagnostics import message
 from .._model import Diagnostic, Part, ReasoningKind, Span, ToolCall
 from .._options import ParseOptions
 from .._positions import LineIndex
-from .._xmlbody import scan_xml_block
+from .._xmlbody import XmlBlock, bare_extent, scan_bare_function, scan_xml_block
 from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, OPEN, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE, TOOLS_OPEN
 
 __all__ = ["BlockReader", "Body", "Segment"]
@@ -162,6 +162,42 @@ class BlockReader:
             body.calls += len(parts)
         self.diags += diags
         return e if cut or moved else None
+
+    def bare_probe(self, s: int) -> XmlBlock | None:
+        """The complete bare function a ``<function=`` in assistant text at ``s`` opens, within the size
+        bound (``_xmlbody.bare_extent``), else None (the tag is text)."""
+        block = scan_bare_function(self.src, s, strict=self.opts.strict, tools=self.schemas)
+        return None if block is None else bare_extent(self.src, s, block, self.opts.max_block_chars)
+
+    def bare_function(self, body: Body, s: int, block: XmlBlock) -> int:
+        """The bare function ``block`` at ``s`` (``bare_probe``) as a call, with ``HT234``; returns its end."""
+        opts, src = self.opts, self.src
+        e = block.end
+        span = self.span(s, e)
+        parts, diags = _blockrules.call_block(
+            block_id=self.next_id(),
+            inner=src[s:e],
+            inner_start=s,
+            raw=src[s:e],
+            span=span,
+            closed=True,
+            cut=False,
+            strict=opts.strict,
+            limit=opts.max_block_chars,
+            first_index=body.calls,
+            span_of=self.span,
+            pos=self.index,
+            tools=self.schemas,
+            expect=self.expect,
+            decoded=block.body,
+            recovery=diagnostics.make("HT234", message("HT234"), span, strict=opts.strict),
+        )
+        body.parts += parts
+        if type(parts[0]) is ToolCall:
+            body.calls += len(parts)
+        self.diags += diags
+        self.reach = e
+        return e
 
     def response_block(self, body: Body, typ: str, s: int, e: int) -> int | None:
         """One ``<tool_response>`` block token; returns the cut offset when it was cut."""

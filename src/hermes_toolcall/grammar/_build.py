@@ -184,6 +184,12 @@ class _Builder(BlockReader):
                     self.segment_call(body, typ, s, e)
                 elif (cut := self.call_block(body, typ, s, e)) is not None:
                     self.resume("a", cut)
+            elif typ == "FUNC_OPEN":  # a complete bare function is a call (HT234), else the tag is text
+                if (bare := self.bare_probe(s)) is None:
+                    self.add_text(body, s, e)
+                else:
+                    self.flush_text(body)
+                    self.resume("a", self.bare_function(body, s, bare))
             elif typ in ("THINK_BLOCK", "SCRATCH_BLOCK"):
                 self.flush_text(body)
                 self.reasoning_block("think" if typ == "THINK_BLOCK" else "scratch_pad", body, s, e)

@@ -19,7 +19,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GrammarBug
-from ..tags import REASONING_KINDS, RESP_OPEN
+from ..tags import FUNCTION_OPEN, REASONING_KINDS, RESP_OPEN
 from . import _tables as tables
 from ._driver import Driver, DriverError
 
@@ -94,6 +94,9 @@ def _never(name: str) -> str:
 FAB_STOP = re.escape(RESP_OPEN) + r"[\s\S]*"
 
 
+_FUNCTION = re.escape(FUNCTION_OPEN[1:])  # a bare function's opener (FUNC_OPEN) ends a text run too
+
+
 def a_text_pattern(kinds: tuple[str, ...]) -> str:
     """The A_TEXT pattern: text up to a marker of the assistant context with these reasoning kinds.
 
@@ -104,7 +107,7 @@ def a_text_pattern(kinds: tuple[str, ...]) -> str:
     False
     """
     tags = "|".join(("tool_call", *(k for k in REASONING_KINDS if k in kinds), "tool_response"))
-    return rf"(?:[^<]+|<(?!\/?(?:{tags})>|{_CTRL}))+"
+    return rf"(?:[^<]+|<(?!\/?(?:{tags})>|{_CTRL}|{_FUNCTION}))+"
 
 
 def _edit(variant: Variant) -> Any:

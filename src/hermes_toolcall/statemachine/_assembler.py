@@ -36,14 +36,14 @@ from .._events import (
 from .._model import Completion, Diagnostic, ReasoningKind, Span, Text, ToolCall, Transcript
 from .._options import ParseOptions
 from ..errors import MachineBug
-from ._blocks import CallBlock, finish_call, finish_response, finish_tools
+from ._blocks import CallBlock, finish_bare, finish_call, finish_response, finish_tools
 from ._messages import diagnostic
 from ._table import ACTIONS, Action, role_marker
 
 if TYPE_CHECKING:
     from .._tools_policy import ToolPolicy
 
-__all__ = ["SINK", "Assembler", "Block", "Gap", "Header", "Run", "Segment", "Tail", "TurnHead"]
+__all__ = ["SINK", "Assembler", "Bare", "Block", "Gap", "Header", "Run", "Segment", "Tail", "TurnHead"]
 
 _WS = " \t\n\r"
 _new = object.__new__
@@ -246,7 +246,22 @@ class Block:
         return [text[self.args[0] : self.args[1] if len(self.args) > 1 else len(text)]]
 
 
-Element = Run | Segment | Gap | Tail | Block
+class Bare:
+    """A ``<function=`` held in assistant text (the parser's ``BareReader`` keeps the text it reads):
+    the text run before it, which goes on if it is text; no event until it is decided."""
+
+    __slots__ = ("run", "start")
+
+    def __init__(self, run: Run, at: int) -> None:
+        self.run = run
+        self.start = run.start if run.start >= 0 else at  # the oldest offset a span may start at
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Held text (its reader keeps it): no event."""
+        return []
+
+
+Element = Run | Segment | Gap | Tail | Block | Bare
 
 
 class TurnHead:
@@ -338,6 +353,9 @@ class Assembler:
             A.DIAG_FABRICATED: self.fabricated,
             A.DIAG_CALL_IN_REASONING: self.call_in_reasoning,
             A.STOP: self.stop,
+            A.HOLD_BARE: self.hold_bare,
+            A.END_BARE: self.end_bare,
+            A.DROP_BARE: self.drop_bare,
             A.FINISH: self.finish,
         }
         return tuple(methods.get(action, _not_the_assembler_s) for action in ACTIONS)  # READ_ROLE: the loop's
@@ -568,6 +586,57 @@ class Assembler:
             part = new_reasoning(seg.kind, text, seg.start, end, self.span(seg.start, end), seg.opened, closed)
             self.parts.append(part)
         return [new_reasoning_end(seg.kind, closed, part)]
+
+    # ------------------------------------------------------------------ bare functions
+
+    def hold_bare(self, tag: str, at: int) -> list[Event]:
+        """``<function=`` in assistant text: held with the text run before it (no event yet)."""
+        run = self.element
+        assert isinstance(run, Run)
+        self.element = Bare(run, at)
+        return []
+
+    def drop_bare(self, tag: str, at: int) -> list[Event]:
+        """The held ``<function=`` at ``at`` is text: it joins the run, which goes on."""
+        bare = self.element
+        assert isinstance(bare, Bare)
+        self.element = bare.run
+        return bare.run.add(tag, at)
+
+    def end_bare(self, text: str, at: int) -> list[Event]:
+        """The held ``<function=`` at ``at`` starts the complete bare function ``text``: the run ends
+        and the function is a call (``HT234``), after the tools policy."""
+        bare = self.element
+        assert isinstance(bare, Bare)
+        self.element = bare.run
+        self._flush()
+        ordinal = self.ordinal
+        self.ordinal += 1
+        block = CallBlock(ordinal=ordinal, block_id=self.options.ids(ordinal))
+        options = self.options
+        parts, events, diags = finish_bare(
+            block,
+            text=text,
+            start=at,
+            strict=options.strict,
+            max_block_chars=options.max_block_chars,
+            stream_arguments=self.stream_arguments,
+            first_index=self.valid,
+            span_of=self.span,
+            tools=self.schemas,
+            expect=options.profile.body_kind,
+        )
+        kept: str | None = None
+        if self.policy is not None:
+            parts, events, diags, kept = self.policy.stream_block(
+                parts, events, diags, first_index=self.valid, streamed=None, reasoning=None
+            )
+        self.valid += sum(1 for p in parts if isinstance(p, ToolCall))
+        self.parts.extend(parts)
+        self.diags.extend(diags)
+        if kept is not None:
+            self._rejoin(at, kept)
+        return events
 
     # ------------------------------------------------------------------ blocks
 

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from .. import _blockrules
+from .. import _diagnostics as diagnostics
+from .._diagnostics import message
 from .._events import (
     Event,
     new_arguments_delta,
@@ -21,10 +23,10 @@ from .._events import (
     new_tools_event,
 )
 from .._model import Diagnostic, InvalidToolCall, Part, Span, ToolCall
-from .._xmlbody import BodyKind
+from .._xmlbody import BodyKind, scan_bare_function
 from ..tags import CALL_OPEN, RESP_CLOSE, RESP_OPEN
 
-__all__ = ["CallBlock", "CallState", "finish_call", "finish_response", "finish_tools"]
+__all__ = ["CallBlock", "CallState", "finish_bare", "finish_call", "finish_response", "finish_tools"]
 
 SpanOf = Callable[[int, int], Span]
 
@@ -112,6 +114,53 @@ def finish_call(
         tools=tools,
         expect=expect,
     )
+    return parts, _call_events(block, parts, diags, stream_arguments), diags
+
+
+def finish_bare(
+    block: CallState,
+    *,
+    text: str,
+    start: int,
+    strict: bool,
+    max_block_chars: int,
+    stream_arguments: bool,
+    first_index: int,
+    span_of: SpanOf,
+    tools: Mapping[str, Any] | None = None,
+    expect: BodyKind = "json",
+) -> tuple[list[Part], list[Event], list[Diagnostic]]:
+    """Parts, events and diagnostics of the complete bare function ``text`` at ``start`` (``HT234``).
+
+    ``text`` is what ``_xmlbody.scan_bare_function`` read there, bounded by ``bare_extent`` (the
+    parser's ``BareReader``); its body is decoded by the same function, as the grammar engine does.
+    """
+    body = scan_bare_function(text, 0, strict=strict, tools=tools)
+    assert body is not None, "a bare function the stream found complete"
+    span = span_of(start, start + len(text))
+    parts, diags = _blockrules.call_block(
+        block_id=block.block_id,
+        inner=text,
+        inner_start=start,
+        raw=text,
+        span=span,
+        closed=True,
+        cut=False,
+        strict=strict,
+        limit=max_block_chars,
+        first_index=first_index,
+        span_of=span_of,
+        tools=tools,
+        expect=expect,
+        decoded=body.body,
+        recovery=diagnostics.make("HT234", message("HT234"), span, strict=strict),
+    )
+    return parts, _call_events(block, parts, diags, stream_arguments), diags
+
+
+def _call_events(block: CallState, parts: list[Part], diags: list[Diagnostic], stream_arguments: bool) -> list[Event]:
+    """The events of a finished call block: its diagnostics, then per call ``ToolCallStart`` (unless
+    announced early), the arguments not yet streamed, ``ToolCallEnd``; or the ``InvalidToolCall``'s end."""
     events: list[Event] = [new_diagnostic_event(d) for d in diags] if diags else []
     ordinal = block.ordinal
     for k, p in enumerate(parts):
@@ -128,7 +177,7 @@ def finish_call(
             if args.startswith(sent) and len(args) > len(sent):
                 events.append(new_arguments_delta(ordinal, p.id, args[len(sent) :]))
         events.append(new_tool_call_end(ordinal, p.id, p, None))
-    return parts, events, diags
+    return events
 
 
 def finish_response(

@@ -33,6 +33,7 @@ from ._assembler import Assembler
 from ._buffer import InputBuffer
 from ._markers import BlockScan, block_scans, text_scans
 from ._readers import (
+    AGAIN,
     ARGS,
     BODY,
     CUT,
@@ -64,6 +65,7 @@ from ._table import (
     moves,
     state_keys,
 )
+from ._table import K_BARE as _K_BARE
 from ._table import K_DONE as _K_DONE
 from ._table import K_HEADER as _K_HEADER
 from ._table import K_TAIL as _K_TAIL
@@ -78,8 +80,9 @@ _EOF = Marker.EOF.value
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Place:
     """What entering one state key means to the loop: its state and moves, and its reader (a text
-    state's, made once) or what a block's readers are made from (the block's scanners, whether it is
-    a call, the body readers tried at its first character)."""
+    state's, made once; None for a block or a held bare function, whose reader is made at each entry)
+    or what a block's readers are made from (the block's scanners, whether it is a call, the body
+    readers tried at its first character)."""
 
     state: State
     moves: dict[str, Move]
@@ -108,7 +111,9 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
         block = blocks.get(state)
         if block is None:
             kind = STATE_KINDS[state]
-            if kind in (_K_TAIL, _K_DONE):
+            if kind == _K_BARE:
+                reader = None
+            elif kind in (_K_TAIL, _K_DONE):
                 reader = readers.tail()
             elif kind == _K_HEADER:
                 reader = readers.header(scans[key])
@@ -329,6 +334,14 @@ class StreamParser:
             elif op == BODY:
                 self._reader = arg
                 self._guard = arg.guard
+            elif op == AGAIN:  # a held state decided: its move, then its held text is read again
+                marker, tag, at, again = arg
+                events += self._move(self._moves[marker], tag, at)
+                if again:
+                    data = again + data[i:]
+                    pos += i - len(again)
+                    n = len(data)
+                    i = 0
             if i >= n:
                 return
             value = None if final else self._guard(data, i, pos)
@@ -357,10 +370,14 @@ class StreamParser:
         self._state = place.state
         self._moves = place.moves
         block = place.block
-        if block is None:
-            assert place.reader is not None and place.guard is not None
+        if place.reader is not None:
+            assert place.guard is not None
             self._reader = place.reader
             self._guard = place.guard
+        elif block is None:  # a held bare function
+            bare = self.readers.bare(self.options.max_block_chars, self._asm.schemas)
+            self._reader = bare
+            self._guard = bare.guard
         else:
             limit = self._asm.block_limit()
             args = self.stream_arguments
@@ -391,7 +408,7 @@ class StreamParser:
         events: list[Event] = self._opening() if self._take == self._gated else []
         buf = self._buf
         data = buf.unread("")
-        if data:
+        if data or self._reader.decides_at_end:
             self._run(data, buf.pos, None, True, events)
         events += self._move(self._moves[_EOF], "", buf.total)
         self._closed = True

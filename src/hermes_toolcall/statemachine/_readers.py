@@ -16,6 +16,10 @@ current state (it holds no marker of it), and ``op`` says what is at ``j``:
 - ``BODY``: a block's body starts at ``j``; ``arg`` is the reader of its kind, which reads on.
 - ``DELTA``: ``arg`` is the next piece of the call's ``arguments`` JSON text (a body whose raw text is
   not that JSON, an XML body: ``ArgumentsDelta``).
+- ``AGAIN``: a held state is decided at ``j`` (the whole data was its text): ``arg`` is ``(marker, tag,
+  at, again)``, the marker met (its move is the table's), the text the move's action takes as its tag
+  and where that starts, and the held text after it, which is read again in the state the move enters
+  (``BareReader``).
 
 A reader never writes another object's fields: ``StreamParser``'s loop applies the values (the
 assembler folds the text, markers and names; the buffer holds and defers). What a reader keeps is its
@@ -54,9 +58,11 @@ from .. import _jsonio as jsonio
 from ..tags import CALL_CLOSE, CALL_OPEN, CONTROL, FUNCTION_OPEN
 from ._buffer import held_from
 from ._markers import BlockScan, Scan
+from ._table import Marker
 from ._xmlstream import XmlStream
 
 __all__ = [
+    "AGAIN",
     "ARGS",
     "BODY",
     "BODY_READERS",
@@ -70,6 +76,7 @@ __all__ = [
     "NAME",
     "REST",
     "UNGUARDED",
+    "BareReader",
     "BlockStart",
     "BodyReader",
     "HeaderReader",
@@ -83,7 +90,7 @@ __all__ = [
     "XmlBody",
 ]
 
-END, HOLD, MARK, CUT, DEFER, NAME, ARGS, BODY, DELTA = range(9)
+END, HOLD, MARK, CUT, DEFER, NAME, ARGS, BODY, DELTA, AGAIN = range(10)
 #: What a reader says: (end of the state's text, what is there, its argument).
 Value = tuple[int, int, Any]
 #: The rest of the data is text of the state.
@@ -140,6 +147,9 @@ class Reader:
     """A reader of one kind of state: ``read`` scans; ``guard`` (None here) is its shortcut."""
 
     __slots__ = ()
+
+    #: the end of the input decides the state (``read`` is asked with ``final`` even with no data left)
+    decides_at_end: ClassVar[bool] = False
 
     def guard(self, data: str, i: int, pos: int) -> Value | None:
         """What ``read(data, i, pos, final=False)`` would say, found in bulk; None: let ``read`` scan."""
@@ -664,6 +674,71 @@ class JsonBody(BodyReader):
             self.gap_ok = False
 
 
+# ---------------------------------------------------------------------------------------- bare functions
+
+_BARE_CALL = Marker.BARE_CALL.value
+_BARE_TEXT = Marker.BARE_TEXT.value
+
+
+class BareReader(Reader):
+    """A ``<function=`` in assistant text (the marker was read): held, with no event, until the input
+    decides whether a complete bare function starts there (docs/parsing.md §4, ``HT234``).
+
+    Its streaming reader (``_xmlstream.XmlStream`` with ``bare=True``) is fed the text as it comes and
+    says where the function ends, with a ``</tool_call>`` after it and whitespace, or that it is none;
+    the rule of ``_xmlbody.bare_extent`` bounds it by ``limit`` (``max_block_chars``), so no more than
+    that is held. Decided, it says ``AGAIN``: ``bare_call`` with the function's text, or ``bare_text``
+    with the tag alone; either way the held text after it is read again as assistant text. Made anew
+    at each entry; ``pieces`` is the text held since the tag (its own copy, read again when decided).
+    """
+
+    __slots__ = ("limit", "pieces", "start", "tools", "xml")
+
+    decides_at_end: ClassVar[bool] = True
+
+    def __init__(self, limit: int, tools: Mapping[str, Any] | None) -> None:
+        self.limit = limit
+        self.tools = tools
+        self.xml: XmlStream | None = None  # made at the first read, which starts right after the tag
+        self.start = -1  # where the tag starts (absolute)
+        self.pieces: list[str] = []
+
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        xml = self.xml
+        if xml is None:
+            self.start = pos + i - len(FUNCTION_OPEN)
+            xml = self.xml = XmlStream(self.start, tools=self.tools, bare=True, args=False)
+            self.pieces.append(FUNCTION_OPEN)
+            xml.feed(FUNCTION_OPEN)
+        text = data[i:] if i else data
+        if text:
+            self.pieces.append(text)
+        xml.feed(text, final=final)
+        n = len(data)
+        end = self._end(xml, pos + n)
+        if end is None:
+            return REST
+        held = "".join(self.pieces)
+        self.pieces = []
+        if end < 0:
+            return (n, AGAIN, (_BARE_TEXT, FUNCTION_OPEN, self.start, held[len(FUNCTION_OPEN) :]))
+        k = end - self.start
+        return (n, AGAIN, (_BARE_CALL, held[:k], self.start, held[k:]))
+
+    def _end(self, xml: XmlStream, read_to: int) -> int | None:
+        """Where the bare function ends (-1: it is text), or None while undecided (``bare_extent``'s bound)."""
+        start, limit = self.start, self.limit
+        if xml.done:
+            if xml.how != "closed":
+                return -1
+            if xml.end - start <= limit:
+                return xml.end
+        elif read_to - start <= limit:
+            return None
+        fn_end = xml.function_end  # past the bound: the function alone, if its `</function>` is within it
+        return fn_end if 0 <= fn_end and fn_end - start <= limit else -1
+
+
 # ---------------------------------------------------------------------------------------- reader sets
 
 class XmlBody(BodyReader):
@@ -808,12 +883,13 @@ class Readers:
     ('TextReader', 'UnguardedTextReader')
     """
 
-    __slots__ = ("block", "bodies", "header", "tail", "text")
+    __slots__ = ("bare", "block", "bodies", "header", "tail", "text")
 
     text: type[TextReader]
     header: type[HeaderReader]
     tail: type[TailReader]
     block: type[BlockStart]
+    bare: type[BareReader]
     bodies: dict[str, tuple[type[BodyReader], ...]]
 
     def __init__(self, *, guarded: bool) -> None:
@@ -822,6 +898,7 @@ class Readers:
         self.header = wrap(HeaderReader)
         self.tail = wrap(TailReader)
         self.block = wrap(BlockStart)
+        self.bare = wrap(BareReader)
         self.bodies = {kind: tuple(wrap(cls) for cls in classes) for kind, classes in BODY_READERS.items()}
         self.bodies["plain"] = (wrap(PlainBody),)
 

@@ -85,6 +85,7 @@ class State(str, Enum):  # noqa: UP042  (str() and format() of members stay as t
     REASONING_CALL = "reasoning_call"  # <tool_call> block opened inside reasoning (calls_in_reasoning)
     RESPONSE = "response"  # <tool_response> block in a results body
     TOOLS = "tools"  # <tools> block in a catalogue body
+    BARE = "bare"  # after a <function= in ASSISTANT: held until it is a complete bare function (HT234) or text
     TAIL = "tail"  # completion ended by a control token, or stopped at a fabricated result
     DONE = "done"  # close() was called
 
@@ -112,6 +113,9 @@ class Marker(str, Enum):  # noqa: UP042
     ROLE_RESULTS = "role_results"  # user, tool
     ROLE_CATALOGUE = "role_catalogue"  # system, developer
     ROLE_OTHER = "role_other"  # any other role (HT004)
+    FUNCTION_OPEN = "function_open"  # <function= in assistant text: a bare function may start
+    BARE_CALL = "bare_call"  # the held <function= is a complete bare function (a call, HT234)
+    BARE_TEXT = "bare_text"  # the held <function= is text (its rest is read again as assistant text)
     CUT = "cut"  # the open block reached max_block_chars
     EOF = "eof"  # close()
 
@@ -137,6 +141,9 @@ class Action(Enum):
     DIAG_FABRICATED = "diag_fabricated"  # <tool_response> in an assistant body (HT122): kept as text
     DIAG_CALL_IN_REASONING = "diag_call_in_reasoning"  # <tool_call> in reasoning (HT124): kept as text
     STOP = "stop"  # <tool_response> in an assistant body with stop_at_fabricated_response (HT122)
+    HOLD_BARE = "hold_bare"  # <function= in assistant text: held (no event) while it may be a bare function
+    END_BARE = "end_bare"  # the bare function is complete: the text run ends, the call is folded (HT234)
+    DROP_BARE = "drop_bare"  # it is not: the tag is text of the run, which goes on
     FINISH = "finish"  # the end of the input: whatever is open is closed
 
 
@@ -196,6 +203,9 @@ ROWS: tuple[Row, ...] = (
     _row((S.ASSISTANT,), (M.CALL_OPEN,), S.CALL, A.OPEN_BLOCK),
     _row((S.ASSISTANT,), (M.OPEN_REASONING,), S.REASONING, A.OPEN_REASONING),
     _row((S.ASSISTANT,), (M.CALL_CLOSE, M.RESPONSE_CLOSE, M.CLOSE_REASONING), None, A.DIAG_STRAY),
+    _row((S.ASSISTANT,), (M.FUNCTION_OPEN,), S.BARE, A.HOLD_BARE),
+    _row((S.BARE,), (M.BARE_CALL,), S.ASSISTANT, A.END_BARE),
+    _row((S.BARE,), (M.BARE_TEXT,), S.ASSISTANT, A.DROP_BARE),
     _row((S.ASSISTANT,), (M.RESPONSE_OPEN,), S.TAIL, A.STOP, "stop_at_fabricated_response"),
     _row((S.ASSISTANT,), (M.RESPONSE_OPEN,), None, A.DIAG_FABRICATED, "not stop_at_fabricated_response"),
     _row((S.REASONING,), (M.CLOSE_REASONING,), S.ASSISTANT, A.CLOSE_REASONING),
@@ -232,6 +242,7 @@ SCANNED: dict[Marker, str] = {
     M.RESPONSE_CLOSE: tags.RESP_CLOSE,
     M.TOOLS_OPEN: tags.TOOLS_OPEN,
     M.TOOLS_CLOSE: tags.TOOLS_CLOSE,
+    M.FUNCTION_OPEN: tags.FUNCTION_OPEN,
 }
 
 #: The role a header names -> its marker (any other role: ``role_other``, HT004).
@@ -267,6 +278,7 @@ K_HEADER = 3  # role header: text kept, a line end ("\r\n", "\n", a lone "\r") e
 K_BLOCK = 4  # an open call, result or catalogue block
 K_TAIL = 5  # after the end of a completion
 K_DONE = 6
+K_BARE = 7  # a held bare function: its reader is made at each entry
 
 STATE_KINDS: dict[State, int] = {
     S.ASSISTANT: K_BODY,
@@ -280,6 +292,7 @@ STATE_KINDS: dict[State, int] = {
     S.REASONING_CALL: K_BLOCK,
     S.RESPONSE: K_BLOCK,
     S.TOOLS: K_BLOCK,
+    S.BARE: K_BARE,
     S.TAIL: K_TAIL,
     S.DONE: K_DONE,
 }

@@ -167,6 +167,11 @@ class XmlStream:
         """Whether the body's end is known."""
         return self.state == DONE
 
+    @property
+    def function_end(self) -> int:
+        """A bare function: where its ``</function>`` ends (absolute), once read; else -1."""
+        return self._fn_end
+
     def take_arguments(self) -> str:
         """The first function's ``arguments`` JSON pieces read since the last call (append-only)."""
         out = "".join(self._out)

@@ -47,6 +47,7 @@ MALFORMATIONS: tuple[str, ...] = (
     "parameter-no-gt",
     "function-unclosed",
     "bare-function",
+    "bare-function-cut",
     "closer-repeated",
     "function-closer-repeated",
     "stray-text",
@@ -224,8 +225,12 @@ def _malform(draw: Callable[..., Any], block: str, how: str) -> str:
         return block[: block.index(">", at)] + block[block.index(">", at) + 1 :]
     if how == "function-unclosed":
         return block.replace(FUNCTION_CLOSE + "\n", "", 1)
-    if how == "bare-function":
-        return block[len(CALL_OPEN) + 1 : -len(CALL_CLOSE) - 1]
+    if how == "bare-function":  # no <tool_call>; a </tool_call> after it is kept (seen in the wild), or not
+        bare = block[len(CALL_OPEN) + 1 :]
+        return bare if draw(st.booleans()) else bare[: -len(CALL_CLOSE) - 1]
+    if how == "bare-function-cut":  # a bare function cut before its </function>: text (prose mentioning one)
+        bare = block[len(CALL_OPEN) + 1 :]
+        return bare[: draw(st.integers(min_value=0, max_value=bare.index(FUNCTION_CLOSE) + len(FUNCTION_CLOSE) - 1))]
     if how == "closer-repeated" and PARAMETER_CLOSE in block:
         return block.replace(PARAMETER_CLOSE, PARAMETER_CLOSE + "\n" + PARAMETER_CLOSE, 1)
     if how == "function-closer-repeated":
