@@ -33,3 +33,21 @@ def test_every_body_kind_is_read_and_written(kind: str) -> None:
     stream.feed(block)
     stream.close()
     assert [(c.name, c.arguments) for c in stream.result().tool_calls] == [("f", {"a": 1})]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("reasoning", "deepseek"), ("tools_block", "yaml-list"), ("result_role", "function"),
+     ("json_style", "pretty"), ("reasoning_kinds", ("think", "reflection"))],
+)
+def test_every_choice_field_is_checked_where_the_profile_is_made(field: str, value: object) -> None:
+    """Regression (noticed with the body kind): only ``body_kind`` was checked; an unknown ``reasoning`` or
+    ``tools_block`` reached the renderers' and engines' tables. Every closed-set field is a UsageError now."""
+    with pytest.raises(ht.UsageError, match=f"dialect 'custom': unknown {field} "):
+        dataclasses.replace(ht.get_profile("qwen3"), name="custom", **{field: value})
+
+
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_every_shipped_profile_passes_its_own_check(name: str) -> None:
+    """The shipped profiles hold only declared values (a copy re-runs the check)."""
+    assert dataclasses.replace(DIALECTS[name]) == DIALECTS[name]

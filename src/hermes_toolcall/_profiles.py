@@ -7,7 +7,7 @@ rendering fields, both parsing engines the parsing fields.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, get_args, get_origin, get_type_hints
 
 from .errors import UsageError
 from .tags import ASSISTANT, IM_START, THINK_CLOSE, THINK_OPEN, TOOL, TOOL_RESPONSE, USER, ReasoningKind
@@ -152,14 +152,37 @@ class DialectProfile:
     no_query: Literal["error", "last"] = "last"
 
     def __post_init__(self) -> None:
-        """Refuse a call body kind nothing can read or write (``dataclasses.replace`` checks it too).
+        """Refuse a choice field holding a value nothing reads (``dataclasses.replace`` checks it too).
+
+        Every field typed by a ``Literal`` (``body_kind``, ``reasoning``, ``tools_block`` …) and each entry of
+        ``reasoning_kinds`` must be one of its declared values: the renderers and both engines look these up
+        in tables, so an unknown one would otherwise fail deep inside them.
 
         Raises:
-            UsageError: ``body_kind`` is not one of ``BODY_KINDS``.
+            UsageError: a field holds a value its type does not allow, e.g. ``body_kind`` not in ``BODY_KINDS``.
         """
-        if self.body_kind not in BODY_KINDS:
-            raise UsageError(f"dialect {self.name!r}: unknown call body kind {self.body_kind!r} "
-                             f"(known: {', '.join(BODY_KINDS)})")
+        for field, allowed in _CHOICES.items():
+            values = getattr(self, field)
+            for value in values if field == "reasoning_kinds" else (values,):
+                if value not in allowed:
+                    what = "call body kind" if field == "body_kind" else field
+                    raise UsageError(f"dialect {self.name!r}: unknown {what} {value!r} "
+                                     f"(known: {', '.join(allowed)})")
+
+
+def _choices() -> dict[str, tuple[str, ...]]:
+    """Each ``DialectProfile`` field whose values are a closed set, with that set (read from the annotations)."""
+    choices: dict[str, tuple[str, ...]] = {}
+    for field, hint in get_type_hints(DialectProfile).items():
+        if field == "reasoning_kinds":
+            hint = get_args(hint)[0]
+        if get_origin(hint) is Literal:
+            choices[field] = get_args(hint)
+    return choices
+
+
+#: the closed-set fields of ``DialectProfile`` and their allowed values (checked by ``__post_init__``)
+_CHOICES = _choices()
 
 
 def _instructions(*, what: str, example_value: str, first_rule: str, rest: bool) -> str:
