@@ -12,9 +12,11 @@ from hermes_toolcall import _blockrules, parse_completion, sequential_ids
 from hermes_toolcall import _jsonio as jsonio
 from hermes_toolcall._model import Diagnostic, InvalidToolCall, Part, ToolCall, ToolResponse, ToolsBlock
 from hermes_toolcall._positions import LineIndex
+from hermes_toolcall._xmlbody import scan_xml_block
 from hermes_toolcall.statemachine import _blocks as sm_blocks
 from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, RESP_OPEN
-from hermes_toolcall.testing import arguments, mutations, nasty_calls, tool_names
+from hermes_toolcall.testing import XmlCase, arguments, mutations, nasty_calls, tool_names, xml_call_block
+from hermes_toolcall.testing._xml import xml_completion_cases
 
 LIMIT = 1 << 20
 
@@ -192,3 +194,36 @@ def _body_is_usual(body: str) -> bool:
         and isinstance(value["arguments"], dict)
         and body.strip() == jsonio.dumps_spaced(value)
     )
+
+
+@given(st.data(), xml_completion_cases(), st.booleans(), st.sampled_from(["xml", "json"]))
+@example(None, XmlCase(text=xml_call_block("f", {"a": "x", "n": 3}), tools=(), calls=(), malformed=()), False, "xml")
+def test_the_common_call_guard_gives_call_block_s_part_for_xml_bodies(
+    data: Any, case: XmlCase, strict: bool, expect: Any
+) -> None:
+    """The same for an XML body the grammar engine has read (``decoded``): the guard answers only for a
+    closed block of the dialect's kind with one call and no issue, and then gives ``call_block``'s part."""
+    tools = {t["function"]["name"]: t["function"]["parameters"] for t in case.tools} or None
+    at = case.text.find(CALL_OPEN)
+    while at >= 0:
+        b = at + len(CALL_OPEN)
+        block = scan_xml_block(case.text, b, strict=strict, tools=tools)
+        if block.how == "closed" and block.body.failure != "HT103":
+            end = block.end + len(CALL_CLOSE)
+            raw, inner = case.text[at:end], case.text[b : block.end]
+            index = LineIndex(case.text)
+            got = _blockrules.common_call(
+                block_id="call_7", inner=inner, raw=raw, start=at, end=end, pos=index, first_index=1,
+                expect=expect, decoded=block.body,
+            )  # fmt: skip
+            want = _blockrules.call_block(
+                block_id="call_7", inner=inner, inner_start=b, raw=raw, span=index.span(at, end), closed=True,
+                cut=False, strict=strict, limit=LIMIT, first_index=1, span_of=index.span, pos=index, tools=tools,
+                expect=expect, decoded=block.body,
+            )  # fmt: skip
+            if got is not None:
+                assert want == ([got], [])
+                assert got.span == want[0][0].span
+            elif expect == "xml" and not block.body.issues and len(block.body.calls) == 1:
+                raise AssertionError(f"the guard declined a usual block: {raw!r}")
+        at = case.text.find(CALL_OPEN, b)

@@ -203,19 +203,33 @@ def call_block(
 
 
 def common_call(
-    *, block_id: str, inner: str, raw: str, start: int, end: int, pos: Any, first_index: int, expect: BodyKind
+    *,
+    block_id: str,
+    inner: str,
+    raw: str,
+    start: int,
+    end: int,
+    pos: Any,
+    first_index: int,
+    expect: BodyKind,
+    decoded: CallBody | None = None,
 ) -> ToolCall | None:
-    """The part of a closed, uncut call block whose body is one JSON call as the templates write it
-    (``{"name": "…", "arguments": {…}}``, ``_body``'s fast path) in a JSON dialect; else None.
+    """The part of a closed, uncut call block of the dialect's body kind holding one call read without
+    an issue: a JSON body as the templates write it (``{"name": "…", "arguments": {…}}``, ``_body``'s
+    fast path), or an XML body already read (``decoded``, as ``call_block`` takes it); else None.
 
     A guard in front of ``call_block``: its part is the one ``call_block`` gives such a block (no
     diagnostics), without the general reading (tests/test_blockrules.py).
     """
-    if expect != "json":
-        return None
-    call = canonical_call(inner)
-    if call is None:
-        return None
+    if decoded is not None:  # an XML body (the grammar engine read its extent)
+        if expect != "xml" or decoded.issues or len(decoded.calls) != 1:
+            return None
+        call = decoded.calls[0]
+    else:
+        fast = canonical_call(inner) if expect == "json" else None
+        if fast is None:
+            return None
+        call = fast
     return new_tool_call(
         first_index, block_id, call.name, call.arguments, call.arguments_json, raw, start, end, pos, True
     )

@@ -512,7 +512,7 @@ def _canonical(text: str, start: int, tools: Mapping[str, Any] | None) -> tuple[
             arguments[key] = value
             parts.append(f"{encode_basestring(key)}: {encode_basestring(value)}")
         else:
-            typed = read(key, value_text(raw))
+            typed = read(key, value)  # (value_text(raw): one newline each side)
             if typed.problem is not None:
                 return None
             arguments[key] = typed.value

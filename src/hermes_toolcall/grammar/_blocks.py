@@ -125,7 +125,7 @@ class BlockReader:
             inner_end, e, cut = self.extent(b, e - _CALL_CLOSE if closed else e, e)
         opts, src = self.opts, self.src
         block_id = self.next_id()
-        if closed and not cut and decoded is None:  # the guard: the usual block, one call as written
+        if closed and not cut:  # the guard: the usual block, one call as written
             call = _blockrules.common_call(
                 block_id=block_id,
                 inner=src[b:inner_end],
@@ -135,6 +135,7 @@ class BlockReader:
                 pos=self.index,
                 first_index=body.calls,
                 expect=self.expect,
+                decoded=decoded,
             )
             if call is not None:
                 body.parts.append(call)
