@@ -140,7 +140,7 @@ class BlockReader:
             if call is not None:
                 body.parts.append(call)
                 body.calls += 1
-                return None
+                return e if moved else None
         parts, diags = _blockrules.call_block(
             block_id=block_id,
             inner=src[b:inner_end],
