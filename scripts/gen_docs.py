@@ -191,10 +191,11 @@ def sm_machine() -> list[str]:
         1: "`TextReader` (reasoning deltas)",
         2: "`TextReader` (kept for the gap)",
         3: "`HeaderReader`",
-        4: "`BlockStart`, then the body's reader",
+        4: "`BlockStart`, then the body's reader (`held`: inside a `WatchReader`)",
         5: "`TailReader`",
         6: "`TailReader`",
         7: "`BareReader` (made at each entry; holds the text until decided)",
+        8: "`HeldAfterReader` (whitespace held; a marker or text decides)",
     }
     edges: dict[tuple[str, str], list[str]] = {}
     for row in ROWS:

@@ -370,6 +370,7 @@ def test_the_scanners_look_for_exactly_the_markers_of_the_table() -> None:
     """_markers is derived from _table.ROWS: every scanned marker has one move in every configuration."""
     from hermes_toolcall.statemachine._markers import block_scans, text_scans
     from hermes_toolcall.statemachine._table import key_state, markers_of, moves
+    from hermes_toolcall.tags import CLOSE
 
     names = {m.value for m in Marker}  # the markers that are not scanned: roles, cut, eof
     in_completions = {State.ASSISTANT, State.CALL}  # and reasoning: what a completion reaches
@@ -383,6 +384,9 @@ def test_the_scanners_look_for_exactly_the_markers_of_the_table() -> None:
                 if key_state(key) in blocks
             }
         )
+        for key in scanned:  # a held block's reasoning closer is looked for by its WatchReader
+            if key_state(key) is State.HELD:
+                scanned[key].add(CLOSE[str(key).partition(":")[2]])  # type: ignore[index]
         assert scanned == {key: set(m) for key, m in markers_of(kinds).items() if m}
         for level in ("completion", "transcript"):
             for calls in (False, True):

@@ -27,8 +27,10 @@ from hermes_toolcall.statemachine._readers import (
     BareReader,
     BlockStart,
     HeaderReader,
+    HeldAfterReader,
     TailReader,
     TextReader,
+    WatchReader,
 )
 from hermes_toolcall.statemachine._table import STATE_KINDS, State, configs, key_state
 from hermes_toolcall.testing import adversarial_texts, chunkings, completions, rendered_transcripts
@@ -149,6 +151,8 @@ def test_every_state_key_has_the_reader_of_its_kind_with_and_without_guards() ->
         State.RESPONSE: BlockStart,
         State.TOOLS: BlockStart,
         State.BARE: BareReader,
+        State.HELD: BlockStart,
+        State.HELD_AFTER: HeldAfterReader,
         State.TAIL: TailReader,
         State.DONE: TailReader,
     }
@@ -173,6 +177,10 @@ def test_every_state_key_has_the_reader_of_its_kind_with_and_without_guards() ->
     parser = Scanned(level="transcript")
     parser.feed("<|im_start|>assistant\nHi <function=f>")
     assert isinstance(parser._reader, BareReader) and type(parser._reader) is not BareReader
+    parser = Scanned(level="transcript")
+    parser.feed("<|im_start|>assistant\n<think>Hi <tool_call>")
+    assert isinstance(parser._reader, WatchReader) and type(parser._reader) is not WatchReader
+    assert isinstance(parser._reader.inner, BlockStart) and type(parser._reader.inner) is not BlockStart
 
 
 _HEAD_NAMES = st.one_of(

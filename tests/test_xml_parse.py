@@ -333,3 +333,95 @@ def test_incomplete_bare_functions_stay_text(data: st.DataObject, dialect: Any) 
     assert isinstance(result, ht.Completion)
     assert not result.tool_calls
     assert "".join(p.text for p in result.parts if isinstance(p, ht.Text)) == text
+
+
+# ------------------------------------------------------------------------------------ calls ending reasoning (HT242)
+
+JSON_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+XML_CALL = xml_call_block("get_weather", {"city": "Paris"})
+
+
+@pytest.mark.parametrize("dialect", ["hermes", "qwen3", *XML_DIALECTS])
+@pytest.mark.parametrize("prefilled", [False, True])
+def test_call_that_ends_unclosed_reasoning_is_a_call(dialect: Any, prefilled: bool) -> None:
+    """Issue 29 item 4: Qwen3.5 after its prefilled ``<think>\\n`` ends its turn with the call and never
+    writes ``</think>``: the call is read, with ``HT242``; the reasoning ends before it (``HT111``); in
+    every dialect (either body), both engines, every chunking; strict: ``HT242`` and ``HT111`` errors."""
+    for call in (XML_CALL, JSON_CALL):
+        opener = "" if prefilled else "<think>"
+        text = f"{opener}I will look it up.\n{call}\n<|im_end|>"
+        options = {"dialect": dialect, "tools": WEATHER, "starts_in_reasoning": prefilled}
+        result = assert_engines_agree(text, **options)
+        assert isinstance(result, ht.Completion)
+        assert _kinds(result) == [("Reasoning", "I will look it up.\n"), ("ToolCall", "get_weather"), ("Text", "\n")]
+        first = len(opener) + len("I will look it up.\n")
+        codes = [(d.code, d.span.start) for d in result.diagnostics if d.code != "HT238"]
+        assert codes == [("HT111", 0), ("HT242", first)]
+        assert result.parts[0].span.end == first and result.tool_calls[0].arguments == {"city": "Paris"}
+        assert result.to_openai()["tool_calls"][0]["function"]["name"] == "get_weather"
+        assert assert_engines_agree(text, strict=True, **options) is None
+        with pytest.raises(ht.ParseError) as raised:
+            ht.parse_completion(text, strict=True, **options)
+        assert {d.code for d in raised.value.diagnostics} >= {"HT111", "HT242"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"<think>\nplan {XML_CALL}\n</think>\n",  # a closed block: calls_in_reasoning decides (HT124)
+        f"<think>\nplan {XML_CALL}\nthen more reasoning",  # text after the call: reasoning
+        f"<think>\nplan {XML_CALL}\n<tool_call>\n<function=f>\n<parameter=a>\n1\n",  # the last one cut off
+        '<think>\nplan <tool_call>{"name": "f", "arguments": "</think>"}</tool_call>',  # closed inside a string
+        "<think>\nplan <tool_call>\nnot a call\n</tool_call>",  # a plain body is text
+        f"<think>\nplan <tool_call>{{broken</tool_call>\n{JSON_CALL}",  # a block that holds no call in the run
+    ],
+)
+def test_calls_inside_reasoning_that_do_not_end_it_stay_reasoning(text: str) -> None:
+    """Only closed blocks holding calls, after the last reasoning text of a block never closed, leave it."""
+    for dialect in ("hermes", XML_DIALECTS[1]):
+        result = assert_engines_agree(text, dialect=dialect, starts_in_reasoning=False)
+        assert isinstance(result, ht.Completion)
+        assert not result.tool_calls and "HT242" not in {d.code for d in result.diagnostics}
+        with_calls = assert_engines_agree(text, dialect=dialect, starts_in_reasoning=False, calls_in_reasoning=True)
+        assert isinstance(with_calls, ht.Completion)
+        assert "HT242" not in {d.code for d in with_calls.diagnostics}
+
+
+def test_several_calls_end_unclosed_reasoning() -> None:
+    """Each closed block after the last reasoning text is a call; the whitespace between them is text."""
+    text = f"Thinking.\n{XML_CALL}\n\n{xml_call_block('run', {'cmd': 'ls'})}\n"
+    result = assert_engines_agree(text, dialect=XML_DIALECTS[1])
+    assert isinstance(result, ht.Completion)
+    assert _kinds(result) == [
+        ("Reasoning", "Thinking.\n"),
+        ("ToolCall", "get_weather"),
+        ("Text", "\n\n"),
+        ("ToolCall", "run"),
+        ("Text", "\n"),
+    ]
+    assert [c.index for c in result.tool_calls] == [0, 1]
+    assert [d.code for d in result.diagnostics] == ["HT111", "HT242", "HT242"]
+
+
+@settings(max_examples=60)
+@given(st.data(), st.sampled_from(["hermes", *XML_DIALECTS]), st.booleans())
+def test_unclosed_reasoning_with_a_call_then_more_reasoning_stays_reasoning(
+    data: st.DataObject, dialect: Any, json_body: bool
+) -> None:
+    """Property: in a reasoning block never closed, a complete call followed by more reasoning text is
+    reasoning (``HT124``), on every chunking; without that text it is a call (``HT242``)."""
+    no_tag = st.characters(exclude_characters="<")
+    prose = data.draw(st.text(no_tag, max_size=12))
+    after = data.draw(st.text(no_tag, min_size=1, max_size=12).filter(lambda t: t.strip(" \t\n\r")))
+    call = JSON_CALL if json_body else XML_CALL
+    sep = data.draw(st.sampled_from(["", "\n", " "]))
+    text = f"<think>{prose}{call}{sep}{after}"
+    result = assert_engines_agree(text, chunkings=[data.draw(chunkings(text))], dialect=dialect, tools=WEATHER)
+    assert isinstance(result, ht.Completion)
+    assert [type(p).__name__ for p in result.parts] == ["Reasoning"] and not result.tool_calls
+    assert result.parts[0].text == text[len("<think>") :]
+    ended = f"<think>{prose}{call}{sep}"
+    result = assert_engines_agree(ended, chunkings=[data.draw(chunkings(ended))], dialect=dialect, tools=WEATHER)
+    assert isinstance(result, ht.Completion)
+    assert [c.name for c in result.tool_calls] == ["get_weather"]
+    assert "HT242" in {d.code for d in result.diagnostics}

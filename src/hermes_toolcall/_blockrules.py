@@ -172,7 +172,8 @@ def call_block(
         expect: the dialect's body kind (``profile.body_kind``): a body of the other kind is ``HT238``.
         decoded: the body already decoded (``decode_body``'s ``decoded``).
         recovery: a recovery of the whole block, said before its own diagnostics (``HT234``: a bare
-            function read as a call): in strict mode the block is an ``InvalidToolCall`` with its code.
+            function read as a call; ``HT242``: a call that ends a reasoning block never closed): in
+            strict mode the block is an ``InvalidToolCall`` with its code.
 
     Returns:
         Either ``ToolCall`` parts (one per recovered call) or one ``InvalidToolCall``, and the

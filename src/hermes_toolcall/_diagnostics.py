@@ -490,9 +490,10 @@ _ENTRIES: tuple[Entry, ...] = (
         "call-in-unclosed-reasoning",
         "recoverable",
         _XML,
-        "Reserved, not produced yet: an output that ends with a complete call inside a reasoning block never "
-        "closed is read today as the rest of that block (reasoning text with `HT111` and `HT124`), following "
-        "`calls_in_reasoning`, not as a call (issue 29 item 4).",
+        "The output ended inside a reasoning block never closed, with call blocks after its last text (the "
+        "model ended its turn with the call and never wrote `</think>`): each block closed and holding a call "
+        "was read as a call, and the reasoning ends before them (every dialect, `calls_in_reasoning` off; "
+        "with it on they are calls anyway). A call inside a closed reasoning block stays reasoning (`HT124`).",
         "<think>\\nI will look it up.\\n<tool_call>\\n<function=search>\\n</function>\\n</tool_call>",
         "Close reasoning before calling, or stop generation at `</tool_call>`.",
     ),
@@ -552,6 +553,7 @@ MESSAGES: dict[str, str] = {
     "HT123": "parsing stopped at a fabricated <tool_response>",
     "HT124": "<tool_call> inside reasoning stays reasoning text",
     "HT234": "a complete <function=…> outside any <tool_call> block, read as a call",
+    "HT242": "the output ends with a complete call inside <{kind}>, which is never closed: read as a call",
     "no-call": "no call in the block",
     # HT301 is validation's code (_validation_codes.py); the parse-time tools policy words it the same way
     "HT301": "tool {name!r} is not declared (declared: {known})",

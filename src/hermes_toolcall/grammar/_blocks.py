@@ -14,13 +14,14 @@ from dataclasses import dataclass
 
 from .. import _blockrules
 from .. import _diagnostics as diagnostics
-from .._construct import new_reasoning
+from .._construct import new_reasoning, new_text
 from .._diagnostics import message
 from .._model import Diagnostic, Part, ReasoningKind, Span, ToolCall
 from .._options import ParseOptions
 from .._positions import LineIndex
-from .._xmlbody import XmlBlock, bare_extent, scan_bare_function, scan_xml_block
+from .._xmlbody import XmlBlock, bare_extent, body_kind, scan_bare_function, scan_xml_block
 from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, OPEN, RESP_CLOSE, RESP_OPEN, TOOLS_CLOSE, TOOLS_OPEN
+from ._parser import Variant, token_batches
 
 __all__ = ["BlockReader", "Body", "Segment"]
 
@@ -28,6 +29,12 @@ _OPEN_LEN = {kind: len(tag) for kind, tag in OPEN.items()}
 _CALL_OPEN, _CALL_CLOSE = len(CALL_OPEN), len(CALL_CLOSE)
 _RESP_OPEN, _RESP_CLOSE = len(RESP_OPEN), len(RESP_CLOSE)
 _TOOLS_OPEN, _TOOLS_CLOSE = len(TOOLS_OPEN), len(TOOLS_CLOSE)
+_WS = " \t\n\r"
+# the items of a reasoning block read as with calls_in_reasoning (trailing_calls)
+_TEXT_ITEMS = frozenset({"THINK_TEXT", "SCRATCH_TEXT"})
+_CALL_ITEMS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN", "CALL_XML"})
+_RESUME = {"think": "resume_think_c", "scratch_pad": "resume_scratch_c"}
+TEXT, CALL, BAD = range(3)  # a text item, a call that holds a call, any other call block
 
 
 @dataclass(slots=True)
@@ -86,14 +93,121 @@ class BlockReader:
         closer = CLOSE[kind]
         closed = e - inner_start >= len(closer) and src.startswith(closer, e - len(closer))
         inner_end = e - len(closer) if closed else e
-        body.parts.append(new_reasoning(kind, src[inner_start:inner_end], s, e, self.index, opened, closed))
         find = src.find
-        at = find(CALL_OPEN, inner_start, inner_end)
+        run = None
+        if not closed and find(CALL_OPEN, inner_start, inner_end) >= 0:
+            run = self.trailing_calls(kind, inner_start, e)
+        end = e if run is None else run[0][1]  # the calls that end a block never closed leave it (HT242)
+        if opened or closed or end > inner_start:  # (a block the prompt opened, left at once, gives no part)
+            text = src[inner_start : min(inner_end, end)]
+            body.parts.append(new_reasoning(kind, text, s, end, self.index, opened, closed))
+        at = find(CALL_OPEN, inner_start, min(inner_end, end))
         while at >= 0:
             self.diag("HT124", message("HT124"), at, at + _CALL_OPEN)
-            at = find(CALL_OPEN, at + _CALL_OPEN, inner_end)
+            at = find(CALL_OPEN, at + _CALL_OPEN, min(inner_end, end))
         if not closed:  # after the HT124s, as a stream finds them (they tie at 0 when the prompt opened it)
-            self.diag("HT111", message("HT111", kind=kind), s, e)
+            self.diag("HT111", message("HT111", kind=kind), s, end)
+        for item, ts, te in run or ():
+            if item == TEXT:
+                body.parts.append(new_text(src[ts:te], ts, te, self.index))
+            else:
+                self.closing_call(body, kind, ts, te)
+
+    def trailing_calls(self, kind: ReasoningKind, start: int, end: int) -> list[tuple[int, int, int]] | None:
+        """The calls that end a reasoning block never closed, ``[start, end)`` its text (docs/parsing.md
+        §4.2): the text read as with ``calls_in_reasoning`` (text, and call blocks whose extent is the
+        one a call has: §5.3, §5.4), a block whose body is plain is text; the items after the last text
+        that is not whitespace, when they hold at least one block and each block is closed and holds a
+        call when read leniently: ``(TEXT or CALL, start, end)`` from the first block on. Else None.
+        """
+        items = self.reasoning_items(kind, start, end)
+        k = len(items)
+        while k > 0 and (items[k - 1][0] != TEXT or not self.src[items[k - 1][1] : items[k - 1][2]].strip(_WS)):
+            k -= 1
+        run = items[k:]
+        while run and run[0][0] == TEXT:
+            run.pop(0)
+        if not run or any(item == BAD for item, _, _ in run):
+            return None
+        return run
+
+    def reasoning_items(self, kind: ReasoningKind, start: int, end: int) -> list[tuple[int, int, int]]:
+        """``[start, end)`` (the text of a reasoning block, no closer in it) as ``(TEXT / CALL / BAD,
+        start, end)`` items, the grammar's tokens with ``calls_in_reasoning``; a block is read to its end
+        (an XML body by ``scan_xml_block``) and cut by the size bound, and the text is tokenized again
+        after a block that ends elsewhere than its token."""
+        opts, src = self.opts, self.src
+        variant = Variant(kinds=tuple(opts.profile.reasoning_kinds), calls_in_reasoning=True)
+        items: list[tuple[int, int, int]] = []
+        pos = start
+        while pos < end:
+            restart = end
+            for batch in token_batches(src, _RESUME[kind], variant, pos):
+                for typ, ts, te in batch:
+                    if ts >= end or (typ not in _TEXT_ITEMS and typ not in _CALL_ITEMS):
+                        return items
+                    if typ in _TEXT_ITEMS:
+                        items.append((TEXT, ts, te))
+                        continue
+                    item, item_end = self.reasoning_block_item(typ, ts, te)
+                    items.append((item, ts, item_end))
+                    if item_end != te:
+                        restart = item_end
+                        break
+                else:
+                    continue
+                break
+            pos = restart
+        return items
+
+    def reasoning_block_item(self, typ: str, s: int, e: int) -> tuple[int, int]:
+        """A call token ``[s, e)`` inside reasoning as an item: its kind and its end (``trailing_calls``)."""
+        src, opts = self.src, self.opts
+        b = s + _CALL_OPEN
+        if typ == "CALL_XML":
+            block = scan_xml_block(src, b, strict=False, tools=self.schemas)
+            closed = block.how == "closed"
+            inner_end = block.end
+            e = inner_end + _CALL_CLOSE if closed else inner_end
+        else:
+            closed = typ == "CALL_DONE"
+            inner_end = e - _CALL_CLOSE if closed else e
+            if body_kind(src[b:inner_end]) == "plain":
+                return TEXT, e
+        if inner_end - b > opts.max_block_chars:
+            return BAD, b + opts.max_block_chars
+        if not closed:
+            return BAD, e
+        inner = src[b:inner_end]
+        decoded = _blockrules.decode_body(inner, strict=False, closed=True, tools=self.schemas, expect=self.expect)
+        return (CALL if decoded.calls else BAD), e
+
+    def closing_call(self, body: Body, kind: ReasoningKind, s: int, e: int) -> None:
+        """A closed call block ``[s, e)`` that ends a reasoning block never closed: a call (``HT242``)."""
+        opts, src = self.opts, self.src
+        b = s + _CALL_OPEN
+        span = self.span(s, e)
+        parts, diags = _blockrules.call_block(
+            block_id=self.next_id(),
+            inner=src[b : e - _CALL_CLOSE],
+            inner_start=b,
+            raw=src[s:e],
+            span=span,
+            closed=True,
+            cut=False,
+            strict=opts.strict,
+            limit=opts.max_block_chars,
+            first_index=body.calls,
+            span_of=self.span,
+            pos=self.index,
+            tools=self.schemas,
+            expect=self.expect,
+            recovery=diagnostics.make("HT242", message("HT242", kind=kind), span, strict=opts.strict),
+        )
+        body.parts += parts
+        if type(parts[0]) is ToolCall:
+            body.calls += len(parts)
+        self.diags += diags
 
     def extent(self, b: int, inner_end: int, e: int) -> tuple[int, int, bool]:
         """A block's inner end and end once the size bound (§5.4) is applied, and whether it cut.

@@ -43,7 +43,7 @@ from ._table import ACTIONS, Action, role_marker
 if TYPE_CHECKING:
     from .._tools_policy import ToolPolicy
 
-__all__ = ["SINK", "Assembler", "Bare", "Block", "Gap", "Header", "Run", "Segment", "Tail", "TurnHead"]
+__all__ = ["SINK", "Assembler", "Bare", "Block", "Gap", "Header", "Held", "Run", "Segment", "Tail", "TurnHead"]
 
 _WS = " \t\n\r"
 _new = object.__new__
@@ -261,7 +261,59 @@ class Bare:
         return []
 
 
-Element = Run | Segment | Gap | Tail | Block | Bare
+class Held:
+    """``<tool_call>`` blocks held in a reasoning segment never closed so far (``calls_in_reasoning``
+    off): they may be the calls that end the output (docs/parsing.md §4.2, ``HT242``). No event until
+    the input decides. ``pieces``: the held text, from the first block's tag at ``first``; ``items``:
+    ``(block, start, end, closed)`` for each block and for the whitespace between them; ``open_at``:
+    where the block being read starts (-1: none); ``after``: where the text after the last block starts;
+    ``limit``: where the open block is cut."""
+
+    __slots__ = ("after", "first", "items", "limit", "open_at", "pieces", "segment", "start")
+
+    def __init__(self, segment: Segment, at: int) -> None:
+        self.segment = segment
+        self.start = segment.start  # the oldest offset a span may start at
+        self.first = at
+        self.pieces: list[str] = []
+        self.items: list[tuple[bool, int, int, bool]] = []
+        self.open_at = -1
+        self.after = at
+        self.limit = -1
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Held text: no event."""
+        self.pieces.append(text)
+        return []
+
+    def open(self, tag: str, at: int, chars: int) -> None:
+        """A block opens at ``at`` (after the whitespace since the last one)."""
+        if at > self.after:
+            self.items.append((False, self.after, at, False))
+        self.pieces.append(tag)
+        self.open_at = at
+        self.limit = at + len(tag) + chars
+
+    def end(self, at: int, *, closed: bool) -> None:
+        """The open block ends at ``at`` (``closed``: by its closer, already added)."""
+        self.items.append((True, self.open_at, at, closed))
+        self.open_at = -1
+        self.after = at
+
+    def text(self) -> str:
+        """The held text."""
+        return "".join(self.pieces)
+
+    def run(self, at: int) -> list[tuple[bool, int, int, bool]] | None:
+        """The blocks and whitespace held, up to the end of the body at ``at``, when every block was
+        closed (and none is open); else None."""
+        if self.open_at >= 0 or not all(closed for block, _, _, closed in self.items if block):
+            return None
+        tail = [(False, self.after, at, False)] if at > self.after else []
+        return self.items + tail
+
+
+Element = Run | Segment | Gap | Tail | Block | Bare | Held
 
 
 class TurnHead:
@@ -351,7 +403,13 @@ class Assembler:
             A.SPLIT_REASONING: self.split_reasoning,
             A.DIAG_STRAY: self.stray,
             A.DIAG_FABRICATED: self.fabricated,
-            A.DIAG_CALL_IN_REASONING: self.call_in_reasoning,
+            A.HOLD_CALL: self.hold_call,
+            A.HOLD_NEXT: self.hold_next,
+            A.CLOSE_HELD: self.close_held,
+            A.REHOLD: self.rehold,
+            A.CUT_HELD: self.cut_held,
+            A.DROP_HELD: self.drop_held,
+            A.DROP_HELD_CLOSE: self.drop_held_close,
             A.STOP: self.stop,
             A.HOLD_BARE: self.hold_bare,
             A.END_BARE: self.end_bare,
@@ -466,10 +524,6 @@ class Assembler:
         """``<tool_response>`` in an assistant body (HT122); the loop keeps it as text."""
         return [self.diag("HT122", at, at + len(tag))]
 
-    def call_in_reasoning(self, tag: str, at: int) -> list[Event]:
-        """``<tool_call>`` in reasoning without ``calls_in_reasoning`` (HT124); the loop keeps it as text."""
-        return [self.diag("HT124", at, at + len(tag))]
-
     def finish(self, tag: str, at: int) -> list[Event]:
         """The end of the input at ``at``: close whatever is open."""
         el = self.element
@@ -536,6 +590,8 @@ class Assembler:
     def _end_body(self, at: int) -> list[Event]:
         """The body ends at ``at``: close the open block and reasoning, flush text."""
         events: list[Event] = []
+        if isinstance(self.element, Held):
+            events += self._settle_held(at)
         if isinstance(self.element, Block):
             events += self._finish_block(at, closed=False, cut=False)
         seg = self.element
@@ -626,6 +682,11 @@ class Assembler:
             tools=self.schemas,
             expect=options.profile.body_kind,
         )
+        return self._fold_call(parts, events, diags, at)
+
+    def _fold_call(self, parts: list[Any], events: list[Event], diags: list[Diagnostic], at: int) -> list[Event]:
+        """A call found whole at ``at`` (a bare function, a held block), not announced: after the tools
+        policy, its parts and diagnostics are folded; a call the policy keeps as text joins the run."""
         kept: str | None = None
         if self.policy is not None:
             parts, events, diags, kept = self.policy.stream_block(
@@ -637,6 +698,124 @@ class Assembler:
         if kept is not None:
             self._rejoin(at, kept)
         return events
+
+    # ------------------------------------------------------------------ calls held in reasoning (HT242)
+
+    def hold_call(self, tag: str, at: int) -> list[Event]:
+        """``<tool_call>`` in reasoning (``calls_in_reasoning`` off): its block is held (no event yet)."""
+        seg = self.element
+        assert isinstance(seg, Segment)
+        held = Held(seg, at)
+        held.open(tag, at, self.options.max_block_chars)
+        self.element = held
+        return []
+
+    def hold_next(self, tag: str, at: int) -> list[Event]:
+        """The next ``<tool_call>`` after held blocks and whitespace: held too."""
+        held = self.element
+        assert isinstance(held, Held)
+        held.open(tag, at, self.options.max_block_chars)
+        return []
+
+    def close_held(self, tag: str, at: int) -> list[Event]:
+        """A held block's closer."""
+        held = self.element
+        assert isinstance(held, Held)
+        held.add(tag, at)
+        held.end(at + len(tag), closed=True)
+        return []
+
+    def rehold(self, tag: str, at: int) -> list[Event]:
+        """``<tool_call>`` inside a held block: it ends unterminated, the next one is held."""
+        held = self.element
+        assert isinstance(held, Held)
+        held.end(at, closed=False)
+        held.open(tag, at, self.options.max_block_chars)
+        return []
+
+    def cut_held(self, tag: str, at: int) -> list[Event]:
+        """A held block reached ``max_block_chars``: it ends there, cut (the text after it follows)."""
+        held = self.element
+        assert isinstance(held, Held)
+        held.end(at, closed=False)
+        return []
+
+    def drop_held(self, tag: str, at: int) -> list[Event]:
+        """Text after held blocks (or a block that holds no call body): all held is reasoning text."""
+        return self._drop_held()
+
+    def drop_held_close(self, tag: str, at: int) -> list[Event]:
+        """The reasoning's closer while blocks are held: they are reasoning text, and it closes."""
+        events = self._drop_held()
+        return events + self.close_reasoning(tag, at)
+
+    def _drop_held(self) -> list[Event]:
+        """The held text goes back to its reasoning segment: ``HT124`` for each ``<tool_call>`` in it."""
+        held = self.element
+        assert isinstance(held, Held)
+        seg = held.segment
+        self.element = seg
+        text = held.text()
+        events: list[Event] = []
+        k = text.find(tags.CALL_OPEN)
+        while k >= 0:
+            events.append(self.diag("HT124", held.first + k, held.first + k + len(tags.CALL_OPEN)))
+            k = text.find(tags.CALL_OPEN, k + len(tags.CALL_OPEN))
+        return events + self.element.add(text, held.first)
+
+    def _settle_held(self, at: int) -> list[Event]:
+        """The body ends at ``at`` with blocks held: when each is closed and holds a call (read
+        leniently), the reasoning ends before the first and they are calls (``HT242``), the whitespace
+        between them text; else they are reasoning text."""
+        held = self.element
+        assert isinstance(held, Held)
+        text, first = held.text(), held.first
+        run = held.run(at)
+        if run is None or not all(self._holds_call(text[s - first : e - first]) for b, s, e, _ in run if b):
+            return self._drop_held()
+        seg = held.segment
+        self.element = seg
+        events = self._end_segment(first, closed=False)
+        events.append(self.diag("HT111", seg.start, first, kind=seg.kind))
+        self.element = Run([] if self.retain else SINK)
+        for block, s, e, _ in run:
+            if block:
+                self._flush()
+                events += self._closing_call(text[s - first : e - first], s, e, seg.kind)
+            else:
+                events += self.element.add(text[s - first : e - first], s)
+        return events
+
+    def _holds_call(self, block: str) -> bool:
+        """Whether a closed call block (tags included) holds a call when read leniently."""
+        inner = block[len(tags.CALL_OPEN) : -len(tags.CALL_CLOSE)]
+        expect = self.options.profile.body_kind
+        return bool(_blockrules.decode_body(inner, strict=False, closed=True, tools=self.schemas, expect=expect).calls)
+
+    def _closing_call(self, block: str, start: int, end: int, kind: ReasoningKind) -> list[Event]:
+        """A held block that ends the output: a call (``HT242``), after the tools policy."""
+        ordinal = self.ordinal
+        self.ordinal += 1
+        call = CallBlock(ordinal=ordinal, block_id=self.options.ids(ordinal))
+        options = self.options
+        parts, events, diags = finish_call(
+            call,
+            inner=block[len(tags.CALL_OPEN) : -len(tags.CALL_CLOSE)],
+            start=start,
+            end=end,
+            closed=True,
+            cut=False,
+            closer=tags.CALL_CLOSE,
+            strict=options.strict,
+            max_block_chars=options.max_block_chars,
+            stream_arguments=self.stream_arguments,
+            first_index=self.valid,
+            span_of=self.span,
+            tools=self.schemas,
+            expect=options.profile.body_kind,
+            recovery=diagnostic("HT242", self.span(start, end), strict=options.strict, kind=kind),
+        )
+        return self._fold_call(parts, events, diags, start)
 
     # ------------------------------------------------------------------ blocks
 
@@ -664,8 +843,8 @@ class Assembler:
         self.element = Block(tag, at, inner, inner + self.options.max_block_chars, call, reasoning)
 
     def block_limit(self) -> int:
-        """The absolute offset where the open block is cut."""
-        assert isinstance(self.element, Block)
+        """The absolute offset where the open block (or held block) is cut."""
+        assert isinstance(self.element, (Block, Held))
         return self.element.limit
 
     def close_block(self, tag: str, at: int) -> list[Event]:

@@ -91,8 +91,10 @@ def finish_call(
     span_of: SpanOf,
     tools: Mapping[str, Any] | None = None,
     expect: BodyKind = "json",
+    recovery: Diagnostic | None = None,
 ) -> tuple[list[Part], list[Event], list[Diagnostic]]:
-    """Parts, events and diagnostics of a call block ``[start, end)`` whose inner body is ``inner``.
+    """Parts, events and diagnostics of a call block ``[start, end)`` whose inner body is ``inner``
+    (``recovery``: a recovery of the whole block, ``_blockrules.call_block``'s).
 
     ``first_index`` is the index the block's first valid call gets (valid calls so far). The parts
     and diagnostics are the shared block rules'; the events say them in stream order: the
@@ -113,6 +115,7 @@ def finish_call(
         span_of=span_of,
         tools=tools,
         expect=expect,
+        recovery=recovery,
     )
     return parts, _call_events(block, parts, diags, stream_arguments), diags
 

@@ -15,7 +15,7 @@ from functools import cache
 from .. import tags
 from .._model import ReasoningKind
 from ._buffer import MarkerSet
-from ._table import BLOCK_STATES, JSON_BLOCKS, Action, ScanKey, State, config_of, key_state, markers_of, moves
+from ._table import BLOCK_STATES, JSON_BLOCKS, Action, Marker, ScanKey, State, config_of, key_state, markers_of, moves
 
 __all__ = ["BlockScan", "Scan", "block_scans", "text_scans"]
 
@@ -75,13 +75,18 @@ _CONTROL_START = re.escape(_shared_start(tags.CONTROL)[1:])
 _STRING = rf'"[^"\\<]*(?:(?:\\(?:[^<]|<(?!{_CONTROL_START}))|<(?!{_CONTROL_START}))[^"\\<]*)*"'
 
 
+_CLOSES = (Action.CLOSE_BLOCK, Action.CLOSE_HELD)
+_REOPENS = (Action.REOPEN_BLOCK, Action.REHOLD)
+
+
 def _block(state: State) -> BlockScan:
     kinds: tuple[ReasoningKind, ...] = ("think",)  # a block's markers do not depend on the reasoning kinds
     key = next(k for k in markers_of(kinds) if key_state(k) is state)
     table = moves(config_of("transcript", kinds))[key]
-    ends = markers_of(kinds)[key]
-    closer = next(m for m, move in table.items() if move.action is Action.CLOSE_BLOCK)
-    opener = next((m for m, move in table.items() if move.action is Action.REOPEN_BLOCK), None)
+    # (a held block's reasoning closer is watched for outside the block's reading: ``_readers.WatchReader``)
+    ends = tuple(m for m in markers_of(kinds)[key] if table[m].marker is not Marker.CLOSE_REASONING)
+    closer = next(m for m, move in table.items() if move.action in _CLOSES)
+    opener = next((m for m, move in table.items() if move.action in _REOPENS), None)
     assert (opener is not None) == (state in JSON_BLOCKS)
     return BlockScan(
         opener=opener,

@@ -68,6 +68,7 @@ from ._table import (
 from ._table import K_BARE as _K_BARE
 from ._table import K_DONE as _K_DONE
 from ._table import K_HEADER as _K_HEADER
+from ._table import K_HELD_AFTER as _K_HELD_AFTER
 from ._table import K_TAIL as _K_TAIL
 
 __all__ = ["Place", "StreamParser", "places"]
@@ -91,6 +92,7 @@ class Place:
     block: BlockScan | None
     call: bool
     bodies: tuple[type[BodyReader], ...]
+    watch: str | None = None  # a held block in reasoning: the reasoning's closer (``WatchReader``)
 
 
 @cache
@@ -106,13 +108,15 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
     blocks = block_scans()
     plain = readers.bodies["plain"]
     out: dict[ScanKey, Place] = {}
-    for key, state, _ in state_keys(config.kinds):
+    for key, state, reasoning in state_keys(config.kinds):
         reader: Reader | None = None
         block = blocks.get(state)
         if block is None:
             kind = STATE_KINDS[state]
             if kind == _K_BARE:
                 reader = None
+            elif kind == _K_HELD_AFTER:
+                reader = readers.after(scans[key])
             elif kind in (_K_TAIL, _K_DONE):
                 reader = readers.tail()
             elif kind == _K_HEADER:
@@ -128,6 +132,7 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
             block=block,
             call=state in (State.CALL, State.REASONING_CALL),
             bodies=bodies,
+            watch=tags.CLOSE[reasoning] if state is State.HELD and reasoning is not None else None,
         )
     return out
 
@@ -382,7 +387,10 @@ class StreamParser:
             limit = self._asm.block_limit()
             args = self.stream_arguments
             tools = self._asm.schemas
-            self._reader = reader = self.readers.block(block, limit, place.call, args, place.bodies, tools)
+            reader: Reader = self.readers.block(block, limit, place.call, args, place.bodies, tools)
+            if place.watch is not None:  # a block held in reasoning
+                reader = self.readers.watch(reader, place.watch)
+            self._reader = reader
             self._guard = reader.guard
         self._sink = self._asm.element.add
 

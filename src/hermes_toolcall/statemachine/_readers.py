@@ -56,7 +56,7 @@ from typing import Any, ClassVar
 
 from .. import _jsonio as jsonio
 from ..tags import CALL_CLOSE, CALL_OPEN, CONTROL, FUNCTION_OPEN
-from ._buffer import held_from
+from ._buffer import MarkerSet, held_from
 from ._markers import BlockScan, Scan
 from ._table import Marker
 from ._xmlstream import XmlStream
@@ -80,6 +80,7 @@ __all__ = [
     "BlockStart",
     "BodyReader",
     "HeaderReader",
+    "HeldAfterReader",
     "JsonBody",
     "PlainBody",
     "Reader",
@@ -87,6 +88,7 @@ __all__ = [
     "TailReader",
     "TextReader",
     "Value",
+    "WatchReader",
     "XmlBody",
 ]
 
@@ -739,6 +741,77 @@ class BareReader(Reader):
         return fn_end if 0 <= fn_end and fn_end - start <= limit else -1
 
 
+# ---------------------------------------------------------------------------------------- held calls in reasoning
+
+_HELD_TEXT = Marker.HELD_TEXT.value
+
+
+class WatchReader(Reader):
+    """A ``<tool_call>`` block held inside reasoning (docs/parsing.md §4.2, ``HT242``): ``inner``, the
+    block's own readers (``BlockStart``, then its body's reader), finds its extent as for any call; but
+    the reasoning's ``closer`` anywhere in it (inside a JSON string too: the reasoning block ends at
+    its first closer) ends the hold first, and a body that is neither JSON nor XML is reasoning text
+    (``held_text``): only a block that may hold a call is held. ``inner``'s values for the text before
+    the closer are said as they are; the body reader it picks replaces it (its own field).
+    """
+
+    __slots__ = ("closer", "held", "inner")
+
+    def __init__(self, inner: Reader, closer: str) -> None:
+        self.inner = inner
+        self.closer = closer
+        self.held = MarkerSet([closer])
+
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        d = data.find(self.closer, i)
+        n = len(data)
+        h = d if d >= 0 else n if final else held_from(data, i, self.held)
+        view = data if h == n else data[:h]
+        while True:
+            j, op, arg = self.inner.read(view, i, pos, final and h == n)
+            if op == BODY:
+                if isinstance(arg, PlainBody):  # not a call body: reasoning text
+                    return (j, AGAIN, (_HELD_TEXT, "", pos + j, ""))
+                self.inner = arg
+                i = j
+                continue
+            if j >= 0 and op in (MARK, CUT):
+                return (j, op, arg)
+            if d >= 0:  # nothing decided before the closer: it ends the hold
+                return (d, MARK, self.closer)
+            if j < 0:
+                return REST if h == n else (h, HOLD, None)
+            return (j, op, arg)
+
+
+class HeldAfterReader(TextReader):
+    """After a held block in reasoning: whitespace is held with it; a call opener, the reasoning's
+    closer or a control token is the table's marker; anything else is reasoning text (``held_text``)."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, scan: Scan) -> None:
+        super().__init__(scan)
+        self.match = scan.pattern.match
+
+    def guard(self, data: str, i: int, pos: int) -> Value | None:
+        return None
+
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        n = len(data)
+        k = i
+        while k < n and data[k] in _WS:
+            k += 1
+        if k == n:
+            return REST
+        m = self.match(data, k)
+        if m is not None:
+            return (k, MARK, m.group())
+        if not final and data[k:] in self.prefixes:
+            return (k, HOLD, None)
+        return (k, AGAIN, (_HELD_TEXT, "", pos + k, ""))
+
+
 # ---------------------------------------------------------------------------------------- reader sets
 
 class XmlBody(BodyReader):
@@ -883,13 +956,15 @@ class Readers:
     ('TextReader', 'UnguardedTextReader')
     """
 
-    __slots__ = ("bare", "block", "bodies", "header", "tail", "text")
+    __slots__ = ("after", "bare", "block", "bodies", "header", "tail", "text", "watch")
 
     text: type[TextReader]
     header: type[HeaderReader]
     tail: type[TailReader]
     block: type[BlockStart]
     bare: type[BareReader]
+    watch: type[WatchReader]
+    after: type[HeldAfterReader]
     bodies: dict[str, tuple[type[BodyReader], ...]]
 
     def __init__(self, *, guarded: bool) -> None:
@@ -899,6 +974,8 @@ class Readers:
         self.tail = wrap(TailReader)
         self.block = wrap(BlockStart)
         self.bare = wrap(BareReader)
+        self.watch = wrap(WatchReader)
+        self.after = wrap(HeldAfterReader)
         self.bodies = {kind: tuple(wrap(cls) for cls in classes) for kind, classes in BODY_READERS.items()}
         self.bodies["plain"] = (wrap(PlainBody),)
 

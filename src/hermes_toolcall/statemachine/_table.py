@@ -86,6 +86,8 @@ class State(str, Enum):  # noqa: UP042  (str() and format() of members stay as t
     RESPONSE = "response"  # <tool_response> block in a results body
     TOOLS = "tools"  # <tools> block in a catalogue body
     BARE = "bare"  # after a <function= in ASSISTANT: held until it is a complete bare function (HT234) or text
+    HELD = "held"  # <tool_call> block in reasoning (not calls_in_reasoning): held, it may end the output (HT242)
+    HELD_AFTER = "held_after"  # after a held block: whitespace held; a call opener, the end, or text decides
     TAIL = "tail"  # completion ended by a control token, or stopped at a fabricated result
     DONE = "done"  # close() was called
 
@@ -116,6 +118,7 @@ class Marker(str, Enum):  # noqa: UP042
     FUNCTION_OPEN = "function_open"  # <function= in assistant text: a bare function may start
     BARE_CALL = "bare_call"  # the held <function= is a complete bare function (a call, HT234)
     BARE_TEXT = "bare_text"  # the held <function= is text (its rest is read again as assistant text)
+    HELD_TEXT = "held_text"  # text after held blocks in reasoning (or a plain body): they are reasoning text
     CUT = "cut"  # the open block reached max_block_chars
     EOF = "eof"  # close()
 
@@ -139,7 +142,13 @@ class Action(Enum):
     SPLIT_REASONING = "split_reasoning"  # <tool_call> in reasoning (calls_in_reasoning): segment ends, call opens
     DIAG_STRAY = "diag_stray"  # a closer with nothing open (HT121): kept as text
     DIAG_FABRICATED = "diag_fabricated"  # <tool_response> in an assistant body (HT122): kept as text
-    DIAG_CALL_IN_REASONING = "diag_call_in_reasoning"  # <tool_call> in reasoning (HT124): kept as text
+    HOLD_CALL = "hold_call"  # <tool_call> in reasoning (not calls_in_reasoning): its block is held, no event
+    HOLD_NEXT = "hold_next"  # <tool_call> after held blocks and whitespace: the next block is held
+    CLOSE_HELD = "close_held"  # a held block's closer
+    REHOLD = "rehold"  # <tool_call> inside a held block: it ends unterminated, the next is held
+    CUT_HELD = "cut_held"  # a held block reached max_block_chars
+    DROP_HELD = "drop_held"  # text after held blocks: all held is reasoning text again (HT124 each tag)
+    DROP_HELD_CLOSE = "drop_held_close"  # the reasoning's closer: all held is reasoning text, then it closes
     STOP = "stop"  # <tool_response> in an assistant body with stop_at_fabricated_response (HT122)
     HOLD_BARE = "hold_bare"  # <function= in assistant text: held (no event) while it may be a bare function
     END_BARE = "end_bare"  # the bare function is complete: the text run ends, the call is folded (HT234)
@@ -150,11 +159,11 @@ class Action(Enum):
 S, M, A = State, Marker, Action
 _BODIES = (S.ASSISTANT, S.RESULTS, S.CATALOGUE, S.PLAIN)
 #: The block states (their reader is a block reader, made anew for each block).
-BLOCK_STATES = (S.CALL, S.REASONING_CALL, S.RESPONSE, S.TOOLS)
+BLOCK_STATES = (S.CALL, S.REASONING_CALL, S.RESPONSE, S.TOOLS, S.HELD)
 #: Block states whose body is read JSON-aware when it starts with ``{`` or ``[`` (others: plain).
-JSON_BLOCKS: frozenset[State] = frozenset({S.CALL, S.REASONING_CALL, S.RESPONSE})
-_OPEN = (*_BODIES, S.REASONING, *BLOCK_STATES)  # where a turn's body is open
-_COMPLETION_OPEN = (S.ASSISTANT, S.REASONING, S.CALL, S.REASONING_CALL)  # what a completion reaches
+JSON_BLOCKS: frozenset[State] = frozenset({S.CALL, S.REASONING_CALL, S.RESPONSE, S.HELD})
+_OPEN = (*_BODIES, S.REASONING, *BLOCK_STATES, S.HELD_AFTER)  # where a turn's body is open
+_COMPLETION_OPEN = (S.ASSISTANT, S.REASONING, S.CALL, S.REASONING_CALL, S.HELD, S.HELD_AFTER)  # in a completion
 
 #: When a row applies: always, at one level, or with one option on or off.
 CONDITIONS = (
@@ -210,7 +219,13 @@ ROWS: tuple[Row, ...] = (
     _row((S.ASSISTANT,), (M.RESPONSE_OPEN,), None, A.DIAG_FABRICATED, "not stop_at_fabricated_response"),
     _row((S.REASONING,), (M.CLOSE_REASONING,), S.ASSISTANT, A.CLOSE_REASONING),
     _row((S.REASONING,), (M.CALL_OPEN,), S.REASONING_CALL, A.SPLIT_REASONING, "calls_in_reasoning"),
-    _row((S.REASONING,), (M.CALL_OPEN,), None, A.DIAG_CALL_IN_REASONING, "not calls_in_reasoning"),
+    _row((S.REASONING,), (M.CALL_OPEN,), S.HELD, A.HOLD_CALL, "not calls_in_reasoning"),
+    _row((S.HELD,), (M.CALL_CLOSE,), S.HELD_AFTER, A.CLOSE_HELD),
+    _row((S.HELD,), (M.CALL_OPEN,), S.HELD, A.REHOLD),
+    _row((S.HELD,), (M.CUT,), S.HELD_AFTER, A.CUT_HELD),
+    _row((S.HELD_AFTER,), (M.CALL_OPEN,), S.HELD, A.HOLD_NEXT),
+    _row((S.HELD, S.HELD_AFTER), (M.HELD_TEXT,), S.REASONING, A.DROP_HELD),
+    _row((S.HELD, S.HELD_AFTER), (M.CLOSE_REASONING,), S.ASSISTANT, A.DROP_HELD_CLOSE),
     _row((S.RESULTS,), (M.RESPONSE_OPEN,), S.RESPONSE, A.OPEN_BLOCK),
     _row((S.RESULTS,), (M.RESPONSE_CLOSE,), None, A.DIAG_STRAY),
     _row((S.CATALOGUE,), (M.TOOLS_OPEN,), S.TOOLS, A.OPEN_BLOCK),
@@ -279,6 +294,7 @@ K_BLOCK = 4  # an open call, result or catalogue block
 K_TAIL = 5  # after the end of a completion
 K_DONE = 6
 K_BARE = 7  # a held bare function: its reader is made at each entry
+K_HELD_AFTER = 8  # after a held block in reasoning: whitespace, then a marker or text decides
 
 STATE_KINDS: dict[State, int] = {
     S.ASSISTANT: K_BODY,
@@ -293,6 +309,8 @@ STATE_KINDS: dict[State, int] = {
     S.RESPONSE: K_BLOCK,
     S.TOOLS: K_BLOCK,
     S.BARE: K_BARE,
+    S.HELD: K_BLOCK,
+    S.HELD_AFTER: K_HELD_AFTER,
     S.TAIL: K_TAIL,
     S.DONE: K_DONE,
 }
@@ -349,7 +367,7 @@ def _applies(when: str, flags: frozenset[str]) -> bool:
 #: A state, or ``reasoning:<kind>`` / ``reasoning_call:<kind>`` for the reasoning states of one kind.
 ScanKey = State | str
 
-_KINDED = (S.REASONING, S.REASONING_CALL)
+_KINDED = (S.REASONING, S.REASONING_CALL, S.HELD, S.HELD_AFTER)
 
 
 def state_keys(kinds: tuple[ReasoningKind, ...]) -> list[tuple[ScanKey, State, ReasoningKind | None]]:
@@ -384,7 +402,7 @@ def marker_literals(
     if marker is M.OPEN_REASONING:
         return [tags.OPEN[k] for k in kinds]
     if marker is M.CLOSE_REASONING:
-        return [tags.CLOSE[kind]] if state is S.REASONING and kind is not None else [tags.CLOSE[k] for k in kinds]
+        return [tags.CLOSE[kind]] if kind is not None else [tags.CLOSE[k] for k in kinds]
     literal = SCANNED.get(marker)
     return [literal] if literal is not None else []
 
