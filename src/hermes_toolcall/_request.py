@@ -130,7 +130,7 @@ def _catalogue(
             try:
                 check_control_tokens((), listed)
                 if system is not None:
-                    check_text(system, where="system", index=None)
+                    check_text(system, where=SYSTEM, index=None)
                 written = system_prompt(listed, profile, system)
             except HermesError:
                 break
