@@ -54,10 +54,15 @@ def test_cut_off_block_is_never_a_call() -> None:
         assert c.tool_calls == ()
 
 
-def test_bare_functions_are_text() -> None:
-    text = "<function=f>\n</function>"
-    c = ht.parse_completion(text, dialect="qwen3")
-    assert c.tool_calls == () and c.to_openai()["content"] == text
+def test_bare_functions_are_calls_only_when_complete() -> None:
+    """A complete bare function is a call in a JSON-body dialect too (HT234, and HT238 for the body kind; e5a1810
+    changed this test's old expectation, "bare functions are text"); an incomplete one stays text."""
+    c = ht.parse_completion("<function=f>\n</function>", dialect="qwen3")
+    assert [(x.name, x.arguments) for x in c.tool_calls] == [("f", {})]
+    assert [d.code for d in c.diagnostics] == ["HT234", "HT238"]
+    for text in ("<function=f>\n", "see <function=f> in docs"):
+        c = ht.parse_completion(text, dialect="qwen3")
+        assert c.tool_calls == () and c.to_openai()["content"] == text
 
 
 @settings(max_examples=100)
