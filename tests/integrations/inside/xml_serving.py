@@ -18,7 +18,7 @@ A verdict is ``right`` (the calls, arguments compared as JSON, and the content a
 expectation of a peer case is the peer's own assertion where the project agrees, else the project's
 reading (``expect``, with the project's content); of a malformation, the project's reading
 (``parse_completion`` with the tools), the content compared stripped; but for a pending case (``PENDING``) the
-call issue 29 asks for. Calls to names the request did not declare are kept (``HERMES_TOOLCALL_UNDECLARED=keep``,
+call the case asks for. Calls to names the request did not declare are kept (``HERMES_TOOLCALL_UNDECLARED=keep``,
 as the peers' tests expect them; SGLang's own detectors drop them).
 """
 
@@ -50,25 +50,9 @@ SGLANG_PARSERS = (
 )
 PLUGINS = frozenset(c for c, _, n in VLLM_PARSERS + SGLANG_PARSERS if n.startswith("hermes_toolcall"))
 
-#: cases whose right reading needs what helper xmlbare is building (a bare ``<function=…>`` as a call,
-#: HT234; a complete call ending the output inside unclosed reasoning, HT242): the plugins give what the
-#: engines give today; the table marks them pending
-PENDING = frozenset(
-    {
-        "vllm/qwen3coder/fallback_no_tags",
-        "vllm/qwen3coder/streaming_missing_opening_tag",
-        "sglang/detector/incomplete_tool_call",
-        "sglang/cases/single_tool_call",
-        "sglang/cases/double_tool_call",
-        "sglang/cases/implicit_parameter_close",
-        "sglang/cases/complex_schema",
-        "llama.cpp/qwen3-coder/no_opening_tool_call",
-        "llama.cpp/qwen3-coder/no_opening_tool_call_after_text",
-        "llama.cpp/qwen3-coder/first_call_without_opener_then_parallel",
-        "malformed/bare-function",
-        "malformed/call-in-unclosed-reasoning",
-    }
-)
+#: cases whose right reading the plugins do not give yet (the table marks them pending); empty since main reads
+#: bare ``<function=…>`` calls (HT234, e5a1810) and complete calls ending unclosed reasoning (HT242, 544489b)
+PENDING: frozenset[str] = frozenset()
 
 _BOOK = {"type": "function", "function": {"name": "book", "parameters": {"type": "object", "properties": {
     "room": {"type": "string"}, "hours": {"type": "integer"}}}}}
@@ -179,7 +163,7 @@ def cases() -> list[Case]:
     for case_id, text in MALFORMED:
         calls, content = _reading(text, _TOOLS)
         check = "normal"
-        if case_id in PENDING:  # the reading issue 29 asks for, not today's (xmlbare): the call, content unchecked
+        if case_id in PENDING:  # the reading asked for, not today's: the call, content unchecked
             calls, check = [{"name": "book", "arguments": {"room": "B12"}}], "any"
         out.append(Case(case_id, text, _TOOLS, calls, False, content, check))
     return out
