@@ -425,3 +425,96 @@ def test_unclosed_reasoning_with_a_call_then_more_reasoning_stays_reasoning(
     assert isinstance(result, ht.Completion)
     assert [c.name for c in result.tool_calls] == ["get_weather"]
     assert "HT242" in {d.code for d in result.diagnostics}
+
+
+# the room of a held run (docs/parsing.md §4.2): one block's at max_block_chars, its two tags included
+_ROOM_TAGS = len("<tool_call>") + len("</tool_call>")
+
+
+@pytest.mark.parametrize("dialect", ["hermes", *XML_DIALECTS[:2]])
+@pytest.mark.parametrize("json_body", [True, False])
+def test_calls_ending_unclosed_reasoning_are_bounded_by_one_blocks_room(dialect: Any, json_body: bool) -> None:
+    """HT242's bound: the run of blocks and whitespace that ends a reasoning block never closed, from its
+    first ``<tool_call>`` to the end of the body, is calls when it fits in one block's room
+    (``max_block_chars`` plus the two tags); one character more and it is reasoning text (``HT124``),
+    as the stream gives a held run back (``held_long``) so its memory stays bounded; both engines,
+    every chunking incl. 1-char."""
+    call = JSON_CALL if json_body else XML_CALL
+    run = f"{call}\n{call}\n"
+    chars = len(run) - _ROOM_TAGS  # the run exactly at the bound
+    text = f"<think>plan\n{run}"
+    for max_block_chars, calls in ((chars, 2), (chars + 7, 2), (chars - 1, 0)):
+        options = {"dialect": dialect, "tools": WEATHER, "max_block_chars": max_block_chars}
+        result = assert_engines_agree(text, chunkings=[[text[:k], text[k:]] for k in range(len(text))], **options)
+        assert isinstance(result, ht.Completion)
+        assert len(result.tool_calls) == calls
+        codes = [d.code for d in result.diagnostics if d.code != "HT238"]
+        assert codes == (["HT111", "HT242", "HT242"] if calls else ["HT111", "HT124", "HT124"])
+        if not calls:
+            assert [type(p).__name__ for p in result.parts] == ["Reasoning"]
+            assert result.parts[0].text == text[len("<think>") :]
+    # past the bound only by the trailing whitespace: the same rule (the end of the body counts)
+    options = {"dialect": dialect, "tools": WEATHER, "max_block_chars": chars}
+    result = assert_engines_agree(text + " ", **options)
+    assert isinstance(result, ht.Completion) and not result.tool_calls
+
+
+@settings(max_examples=150)
+@given(st.data(), st.sampled_from(["hermes", XML_DIALECTS[1]]))
+def test_held_runs_past_their_bound_agree(data: st.DataObject, dialect: Any) -> None:
+    """Property: a reasoning block never closed with runs of call blocks (closed, unterminated, broken,
+    plain, with tags in strings), whitespace and text, under a ``max_block_chars`` small enough that
+    runs pass their bound anywhere (inside a tag too) but larger than each block (a block cut by its own
+    bound across a tag is not this rule): both engines agree on every chunking."""
+    pieces = st.sampled_from(
+        [JSON_CALL, XML_CALL, "\n", "  ", "text", "<tool_call>{broken</tool_call>", "<tool_call>\nplain\n</tool_call>",
+         '<tool_call>{"name": "f", "arguments": {"a": "<tool_call>x"}}</tool_call>', "<tool_call>", "</tool_call>"]
+    )
+    text = "<think>" + "".join(data.draw(st.lists(pieces, max_size=7)))
+    chars = data.draw(st.integers(1, 4 * len(XML_CALL)))
+    chunks = data.draw(chunkings(text))
+    assert_engines_agree(text, chunkings=[chunks], dialect=dialect, tools=WEATHER, max_block_chars=chars)
+    assert_engines_agree(text + "</think>", chunkings=[], dialect=dialect, tools=WEATHER, max_block_chars=chars)
+
+
+def test_a_long_run_of_held_blocks_keeps_retain_false_memory_bounded() -> None:
+    """``StreamParser(retain=False)`` holds a run of call blocks separated only by whitespace inside a
+    reasoning block never closed (``held``/``held_after``) for at most one block's room: past it the run
+    is given back as reasoning (``held_long``) and read on. The held text never passes the room plus one
+    tag, and the peak memory of a long run is that of the same length of plain reasoning (the open
+    reasoning segment keeps its text either way, docs/statemachine.md), not a multiple of it (before:
+    the whole run held beside it, 12x at 800 KB); no call until the end, where the last run may fit;
+    the events are the whole parse's."""
+    import tracemalloc
+
+    from hermes_toolcall.statemachine._assembler import Held
+
+    unit = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> '  # no line ends
+    plain = "r" * (len(unit) - 1) + " "
+    max_block_chars = 4_000
+    room = len("<tool_call>") + max_block_chars + len("</tool_call>")
+
+    def peak(piece: str, repeats: int) -> int:
+        tracemalloc.start()
+        p = ht.StreamParser(retain=False, ids=ht.sequential_ids(), max_block_chars=max_block_chars)
+        p.feed("<think>plan ")
+        held = 0
+        for _ in range(repeats):
+            for chunk in (piece[:30], piece[30:]):
+                assert not any(isinstance(e, ht.ToolCallStart) for e in p.feed(chunk))
+                element = p._asm.element
+                if isinstance(element, Held):
+                    held = max(held, sum(map(len, element.pieces)))
+        calls = sum(isinstance(e, ht.ToolCallStart) for e in p.close())  # the last run, if it fits
+        assert calls <= room // len(piece)
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert held <= room + len("<tool_call>"), held
+        return top
+
+    peak(unit, 1_000)  # warm-up: one-off global allocations fall here (see test_edges' retain=False test)
+    run, reasoning = peak(unit, 10_000), peak(plain, 10_000)  # 800 KB each
+    assert run < 1.3 * reasoning + 4 * room + 50_000, (run, reasoning)
+    text = "<think>plan " + unit * 150
+    chunks = [text[:999], text[999:]]
+    assert_engines_agree(text, max_block_chars=max_block_chars, char_by_char=False, chunkings=[chunks])

@@ -492,8 +492,10 @@ _ENTRIES: tuple[Entry, ...] = (
         _XML,
         "The output ended inside a reasoning block never closed, with call blocks after its last text (the "
         "model ended its turn with the call and never wrote `</think>`): each block closed and holding a call "
-        "was read as a call, and the reasoning ends before them (every dialect, `calls_in_reasoning` off; "
-        "with it on they are calls anyway). A call inside a closed reasoning block stays reasoning (`HT124`).",
+        "was read as a call, and the reasoning ends before them, when the run from the first block's tag to "
+        "the end fits in one block's room, `max_block_chars` plus the two tags (every dialect, "
+        "`calls_in_reasoning` off; with it on they are calls anyway). A call inside a closed reasoning "
+        "block stays reasoning (`HT124`).",
         "<think>\\nI will look it up.\\n<tool_call>\\n<function=search>\\n</function>\\n</tool_call>",
         "Close reasoning before calling, or stop generation at `</tool_call>`.",
     ),

@@ -9,7 +9,7 @@ block rules both engines share (``_blockrules``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .. import _blockrules
@@ -34,7 +34,7 @@ _WS = " \t\n\r"
 _TEXT_ITEMS = frozenset({"THINK_TEXT", "SCRATCH_TEXT"})
 _CALL_ITEMS = frozenset({"CALL_DONE", "CALL_JSON", "CALL_PLAIN", "CALL_XML"})
 _RESUME = {"think": "resume_think_c", "scratch_pad": "resume_scratch_c"}
-TEXT, CALL, BAD = range(3)  # a text item, a call that holds a call, any other call block
+TEXT, CALL, BAD, GIVEN = range(4)  # a text item, a call that holds a call, any other call block, a run given back
 
 
 @dataclass(slots=True)
@@ -95,15 +95,19 @@ class BlockReader:
         inner_end = e - len(closer) if closed else e
         find = src.find
         run = None
-        if not closed and find(CALL_OPEN, inner_start, inner_end) >= 0:
-            run = self.trailing_calls(kind, inner_start, e)
+        split: set[int] = set()
+        at = find(CALL_OPEN, inner_start, inner_end)
+        if at >= 0 and (not closed or inner_end - at > self.room):  # (else no run passes its room)
+            items = self.held_items(kind, inner_start, inner_end)
+            split = self.split_points(items)
+            run = None if closed else self.trailing_calls(items)
         end = e if run is None else run[0][1]  # the calls that end a block never closed leave it (HT242)
         if opened or closed or end > inner_start:  # (a block the prompt opened, left at once, gives no part)
             text = src[inner_start : min(inner_end, end)]
             body.parts.append(new_reasoning(kind, text, s, end, self.index, opened, closed))
-        at = find(CALL_OPEN, inner_start, min(inner_end, end))
-        while at >= 0:
-            self.diag("HT124", message("HT124"), at, at + _CALL_OPEN)
+        while 0 <= at < min(inner_end, end):
+            if not split or all(p not in split for p in range(at + 1, at + _CALL_OPEN)):
+                self.diag("HT124", message("HT124"), at, at + _CALL_OPEN)
             at = find(CALL_OPEN, at + _CALL_OPEN, min(inner_end, end))
         if not closed:  # after the HT124s, as a stream finds them (they tie at 0 when the prompt opened it)
             self.diag("HT111", message("HT111", kind=kind), s, end)
@@ -113,16 +117,51 @@ class BlockReader:
             else:
                 self.closing_call(body, kind, ts, te)
 
-    def trailing_calls(self, kind: ReasoningKind, start: int, end: int) -> list[tuple[int, int, int]] | None:
-        """The calls that end a reasoning block never closed, ``[start, end)`` its text (docs/parsing.md
+    @property
+    def room(self) -> int:
+        """The room of a run of blocks held in reasoning: one block's at ``max_block_chars``, tags included."""
+        return _CALL_OPEN + self.opts.max_block_chars + _CALL_CLOSE
+
+    def held_items(self, kind: ReasoningKind, start: int, end: int) -> list[tuple[int, int, int]]:
+        """``[start, end)``, the text of a reasoning block (``calls_in_reasoning`` off), as a stream
+        holds and gives it back (docs/parsing.md §4.2): its items (``reasoning_items``), where a run of
+        blocks and whitespace that passes its room from its first tag is given back (``GIVEN``, up to
+        where it passed it: ``passed``) and the text is read on from there (``held_long``)."""
+        room = self.room
+        items = list(self.reasoning_items(kind, start, end))
+        k = 0
+        while (found := self.passed(items, k, room)) is not None:
+            k, cut = found  # items[k] holds the cut: read on from it until the reading meets the old one
+            new = [(GIVEN, items[k][1], cut)]
+            j = k
+            for item in self.reasoning_items(kind, cut, end):
+                new.append(item)
+                while j < len(items) and items[j][2] < item[2]:
+                    j += 1
+                if j < len(items) and items[j][2] == item[2]:
+                    j += 1
+                    break
+            else:
+                j = len(items)
+            items[k:j] = new
+        return items
+
+    def split_points(self, items: list[tuple[int, int, int]]) -> set[int]:
+        """Where a stream stops holding inside the text (a run given back, a block cut by its size):
+        a ``<tool_call>`` across such a point is never read whole (no ``HT124``)."""
+        cut = _CALL_OPEN + self.opts.max_block_chars
+        return {e for item, s, e in items if item == GIVEN or (item == BAD and e == s + cut)}
+
+    def trailing_calls(self, items: list[tuple[int, int, int]]) -> list[tuple[int, int, int]] | None:
+        """The calls that end a reasoning block never closed, its ``held_items`` given (docs/parsing.md
         §4.2): the text read as with ``calls_in_reasoning`` (text, and call blocks whose extent is the
         one a call has: §5.3, §5.4), a block whose body is plain is text; the items after the last text
-        that is not whitespace, when they hold at least one block and each block is closed and holds a
-        call when read leniently: ``(TEXT or CALL, start, end)`` from the first block on. Else None.
+        that is not whitespace (or given back), when they hold at least one block and each block is
+        closed and holds a call when read leniently: ``(TEXT or CALL, start, end)`` from the first block
+        on. Else None.
         """
-        items = self.reasoning_items(kind, start, end)
         k = len(items)
-        while k > 0 and (items[k - 1][0] != TEXT or not self.src[items[k - 1][1] : items[k - 1][2]].strip(_WS)):
+        while k > 0 and not self.ends_run(*items[k - 1]):
             k -= 1
         run = items[k:]
         while run and run[0][0] == TEXT:
@@ -131,26 +170,52 @@ class BlockReader:
             return None
         return run
 
-    def reasoning_items(self, kind: ReasoningKind, start: int, end: int) -> list[tuple[int, int, int]]:
+    def ends_run(self, item: int, s: int, e: int) -> bool:
+        """Whether an item is text that ends a run of blocks: not whitespace, or given back."""
+        return item == GIVEN or (item == TEXT and bool(self.src[s:e].strip(_WS)))
+
+    def passed(self, items: list[tuple[int, int, int]], k: int, room: int) -> tuple[int, int] | None:
+        """The first run of blocks and whitespace in ``items[k:]`` that passes ``room`` from its first
+        tag: the item where, and the offset; or None. A block's ``<tool_call>`` or ``</tool_call>``
+        across that point is kept whole (the offset after it), as a stream keeps the tags it reads."""
+        src = self.src
+        first = -1
+        for at in range(k, len(items)):
+            item, s, e = items[at]
+            if item != CALL and item != BAD and (first < 0 or self.ends_run(item, s, e)):
+                first = -1  # text (a plain block too): no run, or it ends the run
+                continue
+            if first < 0:
+                first = s
+            bound = first + room
+            if e <= bound:
+                continue
+            if item != TEXT and s < bound < s + _CALL_OPEN:
+                return at, s + _CALL_OPEN
+            if item != TEXT and e - _CALL_CLOSE < bound and src.startswith(CALL_CLOSE, e - _CALL_CLOSE):
+                return at, e
+            return at, bound
+        return None
+
+    def reasoning_items(self, kind: ReasoningKind, start: int, end: int) -> Iterator[tuple[int, int, int]]:
         """``[start, end)`` (the text of a reasoning block, no closer in it) as ``(TEXT / CALL / BAD,
         start, end)`` items, the grammar's tokens with ``calls_in_reasoning``; a block is read to its end
         (an XML body by ``scan_xml_block``) and cut by the size bound, and the text is tokenized again
         after a block that ends elsewhere than its token."""
         opts, src = self.opts, self.src
         variant = Variant(kinds=tuple(opts.profile.reasoning_kinds), calls_in_reasoning=True)
-        items: list[tuple[int, int, int]] = []
         pos = start
         while pos < end:
             restart = end
             for batch in token_batches(src, _RESUME[kind], variant, pos):
                 for typ, ts, te in batch:
                     if ts >= end or (typ not in _TEXT_ITEMS and typ not in _CALL_ITEMS):
-                        return items
+                        return
                     if typ in _TEXT_ITEMS:
-                        items.append((TEXT, ts, te))
+                        yield (TEXT, ts, te)
                         continue
                     item, item_end = self.reasoning_block_item(typ, ts, te)
-                    items.append((item, ts, item_end))
+                    yield (item, ts, item_end)
                     if item_end != te:
                         restart = item_end
                         break
@@ -158,7 +223,6 @@ class BlockReader:
                     continue
                 break
             pos = restart
-        return items
 
     def reasoning_block_item(self, typ: str, s: int, e: int) -> tuple[int, int]:
         """A call token ``[s, e)`` inside reasoning as an item: its kind and its end (``trailing_calls``)."""

@@ -267,14 +267,16 @@ class Held:
     the input decides. ``pieces``: the held text, from the first block's tag at ``first``; ``items``:
     ``(block, start, end, closed)`` for each block and for the whitespace between them; ``open_at``:
     where the block being read starts (-1: none); ``after``: where the text after the last block starts;
-    ``limit``: where the open block is cut."""
+    ``limit``: where the open block is cut; ``bound``: where the run passes its room, one block's at
+    ``max_block_chars`` with its tags (``BoundReader``)."""
 
-    __slots__ = ("after", "first", "items", "limit", "open_at", "pieces", "segment", "start")
+    __slots__ = ("after", "bound", "first", "items", "limit", "open_at", "pieces", "segment", "start")
 
-    def __init__(self, segment: Segment, at: int) -> None:
+    def __init__(self, segment: Segment, at: int, room: int) -> None:
         self.segment = segment
         self.start = segment.start  # the oldest offset a span may start at
         self.first = at
+        self.bound = at + room
         self.pieces: list[str] = []
         self.items: list[tuple[bool, int, int, bool]] = []
         self.open_at = -1
@@ -705,8 +707,9 @@ class Assembler:
         """``<tool_call>`` in reasoning (``calls_in_reasoning`` off): its block is held (no event yet)."""
         seg = self.element
         assert isinstance(seg, Segment)
-        held = Held(seg, at)
-        held.open(tag, at, self.options.max_block_chars)
+        chars = self.options.max_block_chars
+        held = Held(seg, at, len(tags.CALL_OPEN) + chars + len(tags.CALL_CLOSE))
+        held.open(tag, at, chars)
         self.element = held
         return []
 
@@ -846,6 +849,11 @@ class Assembler:
         """The absolute offset where the open block (or held block) is cut."""
         assert isinstance(self.element, (Block, Held))
         return self.element.limit
+
+    def held_bound(self) -> int:
+        """The absolute offset the held run may reach (``Held.bound``)."""
+        assert isinstance(self.element, Held)
+        return self.element.bound
 
     def close_block(self, tag: str, at: int) -> list[Event]:
         """The block's closer: the block is folded."""

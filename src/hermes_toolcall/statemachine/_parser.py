@@ -93,6 +93,7 @@ class Place:
     call: bool
     bodies: tuple[type[BodyReader], ...]
     watch: str | None = None  # a held block in reasoning: the reasoning's closer (``WatchReader``)
+    held: bool = False  # a held state: its reader is bounded by the held run's room (``BoundReader``)
 
 
 @cache
@@ -133,6 +134,7 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
             call=state in (State.CALL, State.REASONING_CALL),
             bodies=bodies,
             watch=tags.CLOSE[reasoning] if state is State.HELD and reasoning is not None else None,
+            held=state in (State.HELD, State.HELD_AFTER),
         )
     return out
 
@@ -375,23 +377,23 @@ class StreamParser:
         self._state = place.state
         self._moves = place.moves
         block = place.block
+        reader: Reader
         if place.reader is not None:
             assert place.guard is not None
-            self._reader = place.reader
-            self._guard = place.guard
+            reader = place.reader
         elif block is None:  # a held bare function
-            bare = self.readers.bare(self.options.max_block_chars, self._asm.schemas)
-            self._reader = bare
-            self._guard = bare.guard
+            reader = self.readers.bare(self.options.max_block_chars, self._asm.schemas)
         else:
             limit = self._asm.block_limit()
             args = self.stream_arguments
             tools = self._asm.schemas
-            reader: Reader = self.readers.block(block, limit, place.call, args, place.bodies, tools)
+            reader = self.readers.block(block, limit, place.call, args, place.bodies, tools)
             if place.watch is not None:  # a block held in reasoning
                 reader = self.readers.watch(reader, place.watch)
-            self._reader = reader
-            self._guard = reader.guard
+        if place.held:  # held in reasoning: the run's bound (HT242)
+            reader = self.readers.bound(reader, self._asm.held_bound())
+        self._reader = reader
+        self._guard = reader.guard
         self._sink = self._asm.element.add
 
     def close(self) -> list[Event]:

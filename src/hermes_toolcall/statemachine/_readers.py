@@ -79,6 +79,7 @@ __all__ = [
     "BareReader",
     "BlockStart",
     "BodyReader",
+    "BoundReader",
     "HeaderReader",
     "HeldAfterReader",
     "JsonBody",
@@ -812,6 +813,42 @@ class HeldAfterReader(TextReader):
         return (k, AGAIN, (_HELD_TEXT, "", pos + k, ""))
 
 
+_HELD_LONG = Marker.HELD_LONG.value
+_HELD_TAGS = (CALL_OPEN, CALL_CLOSE)  # the markers a held run keeps (the others end the hold)
+
+
+class BoundReader(Reader):
+    """The reader of a held state (``held``, ``held_after``: ``inner``) under the held run's bound
+    (docs/parsing.md §4.2, ``HT242``): the run, from its first ``<tool_call>``, keeps at most
+    ``bound`` (an absolute offset: one block's room, tags included). A value that would keep text past
+    it is ``held_long`` there instead (everything held is reasoning text, read on from there); a call
+    tag that straddles the bound is kept whole first (a tag is never split), so the held text stays
+    within ``bound`` plus one tag.
+    """
+
+    __slots__ = ("bound", "inner")
+
+    def __init__(self, inner: Reader, bound: int) -> None:
+        self.inner = inner
+        self.bound = bound
+
+    def read(self, data: str, i: int, pos: int, final: bool) -> Value:
+        value = self.inner.read(data, i, pos, final)
+        j, op, arg = value
+        bound = self.bound
+        if j < 0:  # REST: all of it is held
+            return value if pos + len(data) <= bound else (bound - pos, AGAIN, (_HELD_LONG, "", bound, ""))
+        if op == MARK and arg in _HELD_TAGS:
+            end = pos + j + len(arg)
+            if end <= bound:
+                return value
+            if pos + j < bound:  # the tag straddles the bound: kept whole, then given back
+                return (j + len(arg), AGAIN, (_HELD_LONG, "", end, ""))
+        elif pos + j <= bound:
+            return value
+        return (bound - pos, AGAIN, (_HELD_LONG, "", bound, ""))
+
+
 # ---------------------------------------------------------------------------------------- reader sets
 
 class XmlBody(BodyReader):
@@ -956,7 +993,7 @@ class Readers:
     ('TextReader', 'UnguardedTextReader')
     """
 
-    __slots__ = ("after", "bare", "block", "bodies", "header", "tail", "text", "watch")
+    __slots__ = ("after", "bare", "block", "bodies", "bound", "header", "tail", "text", "watch")
 
     text: type[TextReader]
     header: type[HeaderReader]
@@ -965,6 +1002,7 @@ class Readers:
     bare: type[BareReader]
     watch: type[WatchReader]
     after: type[HeldAfterReader]
+    bound: type[BoundReader]
     bodies: dict[str, tuple[type[BodyReader], ...]]
 
     def __init__(self, *, guarded: bool) -> None:
@@ -976,6 +1014,7 @@ class Readers:
         self.bare = wrap(BareReader)
         self.watch = wrap(WatchReader)
         self.after = wrap(HeldAfterReader)
+        self.bound = wrap(BoundReader)
         self.bodies = {kind: tuple(wrap(cls) for cls in classes) for kind, classes in BODY_READERS.items()}
         self.bodies["plain"] = (wrap(PlainBody),)
 

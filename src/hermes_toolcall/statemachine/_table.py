@@ -119,6 +119,7 @@ class Marker(str, Enum):  # noqa: UP042
     BARE_CALL = "bare_call"  # the held <function= is a complete bare function (a call, HT234)
     BARE_TEXT = "bare_text"  # the held <function= is text (its rest is read again as assistant text)
     HELD_TEXT = "held_text"  # text after held blocks in reasoning (or a plain body): they are reasoning text
+    HELD_LONG = "held_long"  # the held run passed its bound (one block's room): it is reasoning text
     CUT = "cut"  # the open block reached max_block_chars
     EOF = "eof"  # close()
 
@@ -225,6 +226,7 @@ ROWS: tuple[Row, ...] = (
     _row((S.HELD,), (M.CUT,), S.HELD_AFTER, A.CUT_HELD),
     _row((S.HELD_AFTER,), (M.CALL_OPEN,), S.HELD, A.HOLD_NEXT),
     _row((S.HELD, S.HELD_AFTER), (M.HELD_TEXT,), S.REASONING, A.DROP_HELD),
+    _row((S.HELD, S.HELD_AFTER), (M.HELD_LONG,), S.REASONING, A.DROP_HELD),
     _row((S.HELD, S.HELD_AFTER), (M.CLOSE_REASONING,), S.ASSISTANT, A.DROP_HELD_CLOSE),
     _row((S.RESULTS,), (M.RESPONSE_OPEN,), S.RESPONSE, A.OPEN_BLOCK),
     _row((S.RESULTS,), (M.RESPONSE_CLOSE,), None, A.DIAG_STRAY),
