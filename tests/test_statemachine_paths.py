@@ -26,6 +26,7 @@ from hermes_toolcall.statemachine._readers import (
     UNGUARDED,
     BareReader,
     BlockStart,
+    BoundReader,
     HeaderReader,
     HeldAfterReader,
     TailReader,
@@ -179,8 +180,12 @@ def test_every_state_key_has_the_reader_of_its_kind_with_and_without_guards() ->
     assert isinstance(parser._reader, BareReader) and type(parser._reader) is not BareReader
     parser = Scanned(level="transcript")
     parser.feed("<|im_start|>assistant\n<think>Hi <tool_call>")
-    assert isinstance(parser._reader, WatchReader) and type(parser._reader) is not WatchReader
-    assert isinstance(parser._reader.inner, BlockStart) and type(parser._reader.inner) is not BlockStart
+    bounded = parser._reader  # a held state's reader, under the held run's room (HT242)
+    assert isinstance(bounded, BoundReader) and type(bounded) is not BoundReader
+    assert isinstance(bounded.inner, WatchReader) and type(bounded.inner) is not WatchReader
+    assert isinstance(bounded.inner.inner, BlockStart) and type(bounded.inner.inner) is not BlockStart
+    parser.feed("{}</tool_call>")
+    assert isinstance(parser._reader, BoundReader) and isinstance(parser._reader.inner, HeldAfterReader)
 
 
 _HEAD_NAMES = st.one_of(
