@@ -86,6 +86,27 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert (d["code"], d["name"], d["record"], d["line"]) == ("HT301", "unknown-tool", 1, 1)
 
 
+def test_regression_tools_or_functions_not_a_list_fail_the_run_in_every_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (smallfix 1): a record's ``tools`` (or the legacy ``functions`` beside it) that is not a list
+    is an HT603 error with its position in the text, JSON and HTML reports, and fails the run (exit 1)."""
+    records = [{**_rec("get_weather", '{"location": "R"}'), "tools": bad} for bad in ({"a": 1}, 5, "abc")]
+    records.append({**_rec("get_weather", '{"location": "R"}'), "functions": {"name": "get_weather"}})
+    path = _dataset(tmp_path, *records)
+    status, out = run_cli(path, capsys=capsys)
+    assert status == 1 and out.count("HT603 error") == 4 and "`functions` is not a list" in out
+    status, out = run_cli(path, "--format", "json", capsys=capsys)
+    doc = json.loads(out)
+    assert status == 1 and doc["summary"] == {"HT603": 4}
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    for d, key in zip(doc["diagnostics"], ["tools", "tools", "tools", "functions"], strict=True):
+        at = lines[d["record"] - 1].index(f'"{key}": ') + len(f'"{key}": ') + 1
+        assert (d["code"], d["line"], d["column"]) == ("HT603", d["record"], at)
+    status, out = run_cli(path, "--format", "html", capsys=capsys)
+    assert status == 1 and out.count('data-code="HT603"') >= 4
+
+
 def test_sarif_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out = run_cli(_dataset(tmp_path, _rec("nope", "{}")), "--format", "sarif", capsys=capsys)
     doc = json.loads(out)

@@ -148,6 +148,35 @@ def test_tools_as_json_string_and_bad_tools() -> None:
     assert [c for c, *_ in _record(data)] == []
 
 
+def test_regression_functions_beside_tools_that_is_not_a_list_is_ht603() -> None:
+    """Regression (smallfix 1): the legacy ``functions`` beside a ``tools`` key (even null) was dropped without a
+    word when it was not a list (a dict, a number, text that is not a JSON array); now HT603 at the field, like
+    ``tools``/``functions`` alone. As JSON text it is read, as it is alone."""
+    data: dict[str, Any] = {
+        "messages": [
+            {"role": "user", "content": "x"},
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c", "type": "function", "function": {"name": "nope", "arguments": "{}"}}],
+            },
+        ]
+    }
+    for tools in ([], None, [WEATHER]):
+        for bad, shown in (({"a": 1}, '{"a": 1}'), (5, "5"), ("abc", '"abc"'), ('{"a": 1}', '"{\\"a\\": 1}"')):
+            got = _record({**data, "tools": tools, "functions": bad})
+            found = sorted((c, shown_) for c, _, _, shown_ in got if c == "HT603")
+            assert found == [("HT603", shown)], (tools, bad, got)  # at the field, its whole value underlined
+            named = [] if tools is None else ["HT301"]  # null tools: no names to check the call against
+            assert sorted(c for c, *_ in got) == sorted(["HT603", *named]), (tools, bad, got)
+    # JSON text beside tools is read (it declares), a list too; a tuple (a Mapping row's) is a list
+    fn = WEATHER["function"]
+    assert [c for c, *_ in _record({**data, "tools": [], "functions": json.dumps([fn])})] == ["HT301"]
+    from hermes_toolcall import validate_record
+
+    assert validate_record({**data, "tools": None, "functions": ({"name": "nope"},)}).codes == ()
+    assert validate_record({**data, "tools": [], "functions": {"name": "nope"}}).codes == ("HT603", "HT301")
+
+
 def test_select_ignore_apply_to_record_errors() -> None:
     raw = RawRecord(number=1, line=1, text="{", kind="jsonl", end=0)
     assert check_record(raw, Options(ignore=("HT6",))).findings == ()

@@ -291,7 +291,8 @@ ENTRIES: tuple[Entry, ...] = (
         "error",
         RECORDS,
         "A field of a record has the wrong type or value (a message without a role, non-string content, a "
-        "`tools` string that is not JSON, a ShareGPT `from` that is not system/human/gpt/tool …).",
+        "`tools` or `functions` that is not a list nor its JSON text, a ShareGPT `from` that is not "
+        "system/human/gpt/tool …).",
         '{"messages": [{"content": "hi"}]}',
         "Fix the field as the message says.",
     ),

@@ -295,7 +295,7 @@ def _needs_plain(record: Any) -> bool:
     """
     if not isinstance(record, dict):
         return _foreign(record)
-    for key in ("messages", "conversations", "tools"):
+    for key in ("messages", "conversations", "tools", "functions"):
         items = record.get(key)
         if _foreign(items) or (isinstance(items, list) and any(_foreign(i) for i in items)):
             return True
@@ -422,6 +422,13 @@ def _record_tools(record: Any) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+def _bad_tools(key: str, value: Any) -> Finding:
+    """HT603 for a record's ``tools`` (or legacy ``functions``) that is not a list (nor its JSON text)."""
+    what = "is not JSON" if value == _NOT_JSON else "is not a list"
+    message = f"`{key}` {what}: it must be a list of tool objects (or its JSON text)"
+    return finding("HT603", message, value_where((key,)))
+
+
 def _validate_record(
     record: Any,
     tools: Sequence[Any] | None,
@@ -460,13 +467,17 @@ def _validate_record(
             if tools is None and isinstance(record_tools, list):
                 toolset = _text_toolset(text)
         if record_tools is not None and not isinstance(record_tools, list):
-            what = "is not JSON" if record_tools == _NOT_JSON else "is not a list"
-            message = f"`{tools_key}` {what}: it must be a list of tool objects (or its JSON text)"
-            findings = (*(findings or ()), finding("HT603", message, value_where((tools_key,))))
+            findings = (*(findings or ()), _bad_tools(tools_key, record_tools))
             record_tools = None
-    both = tools_key == "tools" and isinstance(record, dict) and isinstance(record.get("functions"), list)
+    functions: Any = record.get("functions") if tools_key == "tools" and isinstance(record, dict) else None
+    if isinstance(functions, str):  # the legacy functions as JSON text, beside tools
+        functions = _tools_text(functions)
+    if functions is not None and not isinstance(functions, list):  # never dropped silently (HT603)
+        findings = (*(findings or ()), _bad_tools("functions", functions))
+        functions = None
+    both = functions is not None
     if both:  # tools and the legacy functions: both declare (problems located at the record then)
-        record_tools = [*(record_tools or ()), *record["functions"]]
+        record_tools = [*(record_tools or ()), *functions]
         toolset = None
     if record_tools is None and findings is None:
         declared = tools if tools is not None else conv.tools
