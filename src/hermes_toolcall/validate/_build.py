@@ -20,9 +20,34 @@ from .._model import (
     Transcript,
 )
 from .._sharegpt import CALL, SENDERS, sent_calls
-from ..tags import ASSISTANT, CALL_OPEN, IM_END, IM_START, RESP_OPEN, SCRATCH_OPEN, SYSTEM, THINK_OPEN, TOOL, USER
+from ..tags import (
+    ASSISTANT,
+    CALL_OPEN,
+    FUNCTION_OPEN,
+    IM_END,
+    IM_START,
+    RESP_OPEN,
+    SCRATCH_OPEN,
+    SYSTEM,
+    THINK_OPEN,
+    TOOL,
+    USER,
+)
 from ._engines import parse_completion, parse_transcript, without_unknown_tool
-from ._view import Finding, Piece, Source, VCall, VMessage, VReasoning, VResult, Where, finding, value_where
+from ._view import (
+    Finding,
+    Piece,
+    Source,
+    VCall,
+    VMessage,
+    VReasoning,
+    VResult,
+    Where,
+    finding,
+    new_message,
+    new_piece,
+    value_where,
+)
 
 __all__ = ["Conversation", "Finding", "finding", "from_completion", "from_openai", "from_sharegpt", "from_transcript"]
 
@@ -70,11 +95,11 @@ def _message_from_parts(
     for p in parts:
         s0, e0 = p._start, p._end  # the offsets, without building the line:column of a Span
         if isinstance(p, Text):
-            pieces.append(Piece(kind="content", text=p.text, source=source, base=s0 - shift, parsed=True))
+            pieces.append(new_piece("content", p.text, source, s0 - shift, True))
         elif isinstance(p, Reasoning):
             base = s0 - shift + (len(_OPENERS.get(p.kind, "")) if p.opened else 0)
             reasoning.append(VReasoning(kind=p.kind, text=p.text, where=at(s0, e0)))
-            pieces.append(Piece(kind="reasoning", text=p.text, source=source, base=base, parsed=True))
+            pieces.append(new_piece("reasoning", p.text, source, base, True))
             order.append("reasoning")
         elif isinstance(p, ToolCall):
             string_form = any(s0 <= s.start < e0 for s in stringified)
@@ -97,19 +122,11 @@ def _message_from_parts(
             base = s0 - shift + (offset if offset >= 0 else 0)
             where = at(s0, e0)
             results.append(VResult(content=p.content, name=p.name, tool_call_id=None, where=where))
-            pieces.append(Piece(kind="result", text=p.content, source=source, base=base, parsed=True))
+            pieces.append(new_piece("result", p.content, source, base, True))
         elif isinstance(p, ToolsBlock):
             tools.extend(p.tools)
-    message = VMessage(
-        role=role,
-        where=where,
-        from_text=True,
-        calls=tuple(calls),
-        results=tuple(results),
-        reasoning=tuple(reasoning),
-        pieces=tuple(pieces),
-        order=tuple(order),
-        raw=raw,
+    message = new_message(
+        role, where, True, tuple(calls), tuple(results), tuple(reasoning), tuple(pieces), tuple(order), raw
     )
     return message, tools
 
@@ -238,7 +255,7 @@ def _one_call(
     if isinstance(args, str):
         src = Source(args, apath)
         decoded = jsonio.loads_or_none(args) if args.strip() else None
-        pieces.append(Piece(kind="arguments", text=args, source=src, base=0, parsed=False))
+        pieces.append(new_piece("arguments", args, src, 0, False))
         if not isinstance(decoded, dict):
             what = "is not JSON" if decoded is None and args.strip() != "null" else "is not a JSON object"
             findings.append(finding("HT303", f"arguments of {fn['name']!r} {what}", src.where(0, len(args))))
@@ -285,27 +302,40 @@ def from_openai(
             bad("a message must be an object with a string `role`", mpath)
             continue
         role = msg["role"]
+        mwhere = value_where(mpath)
         texts = _text_of(msg.get("content"), (*mpath, "content"), bad)
         wire = role == ASSISTANT and any("<" in t for t, _ in texts)
         wire = wire or (role == USER and any(RESP_OPEN in t for t, _ in texts))
+        # what the content gives: a parsed message (wire text), or its strings as written
+        from_text = False
+        own_calls: tuple[VCall, ...] = ()
+        own_order: tuple[Literal["call", "reasoning"], ...] = ()
+        raw: tuple[Piece, ...] = ()
+        reasoning: list[VReasoning] = []
+        results: list[VResult] = []
         if wire and len(texts) == 1:
             message, _ = _from_wire(role, texts[0][0], texts[0][1], dialect, findings, typing)
+            from_text, own_calls, own_order, raw = message.from_text, message.calls, message.order, message.raw
+            reasoning.extend(message.reasoning)
+            results.extend(message.results)
+            pieces = list(message.pieces)
         else:
-            pieces = [Piece(kind="content", text=t, source=Source(t, p), base=0, parsed=False) for t, p in texts]
-            message = VMessage(role=role, where=value_where(mpath), from_text=False, pieces=tuple(pieces))
-        calls, arg_pieces = _openai_calls(msg.get("tool_calls"), (*mpath, "tool_calls"), findings, bad)
+            pieces = [new_piece("content", t, Source(t, p), 0, False) for t, p in texts]
+        tool_calls = msg.get("tool_calls")
+        calls: list[VCall] = []
+        if tool_calls is not None:
+            calls, arg_pieces = _openai_calls(tool_calls, (*mpath, "tool_calls"), findings, bad)
+            pieces.extend(arg_pieces)
         if role == ASSISTANT and "function_call" in msg:  # the legacy single call, read like a tool call
             legacy, legacy_pieces = _legacy_call(msg["function_call"], (*mpath, "function_call"), findings, bad)
-            calls, arg_pieces = calls + legacy, arg_pieces + legacy_pieces
-        reasoning: list[VReasoning] = list(message.reasoning)
-        pieces = list(message.pieces) + arg_pieces
+            calls.extend(legacy)
+            pieces.extend(legacy_pieces)
         for key in ("reasoning_content", "reasoning"):
             text = msg.get(key)
             if isinstance(text, str) and text:
                 src = Source(text, (*mpath, key))
                 reasoning.append(VReasoning(kind=key, text=text, where=src.where(0, len(text))))
-                pieces.append(Piece(kind="reasoning", text=text, source=src, base=0, parsed=False))
-        results = list(message.results)
+                pieces.append(new_piece("reasoning", text, src, 0, False))
         if role in (TOOL, "function"):  # "function": the legacy result of a function_call
             content = "".join(t for t, _ in texts)
             cpath = texts[0][1] if len(texts) == 1 else (*mpath, "content")
@@ -316,26 +346,23 @@ def from_openai(
                     content=content,
                     name=hermes_result_name(content) or (msg["name"] if isinstance(msg.get("name"), str) else None),
                     tool_call_id=tool_call_id,
-                    where=src.where(0, len(content)) if len(texts) == 1 else value_where(mpath),
+                    where=src.where(0, len(content)) if len(texts) == 1 else mwhere,
                 )
             )
             pieces = [
-                Piece(kind="result", text=p.text, source=p.source, base=p.base, parsed=False)
-                if p.kind == "content"
-                else p
-                for p in pieces
+                new_piece("result", p.text, p.source, p.base, False) if p.kind == "content" else p for p in pieces
             ]
         out.append(
-            VMessage(
-                role=role,
-                where=value_where(mpath),
-                from_text=message.from_text,
-                calls=message.calls + tuple(calls),
-                results=tuple(results),
-                reasoning=tuple(reasoning),
-                pieces=tuple(pieces),
-                order=message.order + tuple("call" for _ in calls),
-                raw=message.raw,
+            new_message(
+                role,
+                mwhere,
+                from_text,
+                own_calls + tuple(calls) if calls else own_calls,
+                tuple(results),
+                tuple(reasoning),
+                tuple(pieces),
+                own_order + tuple("call" for _ in calls) if calls else own_order,
+                raw,
             )
         )
     return Conversation(messages=tuple(out), findings=tuple(findings))
@@ -347,7 +374,7 @@ def _from_wire(
     """A message whose string at ``path`` is Hermes wire text: parsed at the role's body level (``tools``
     type the values of XML bodies)."""
     source = Source(text, path)
-    raw = (Piece(kind="content", text=text, source=source, base=0, parsed=False),)
+    raw = (new_piece("content", text, source, 0, False),)
     if role == ASSISTANT:
         completion = parse_completion(text, dialect=dialect, tools=tools)
         diags = without_unknown_tool(completion.diagnostics)
@@ -361,6 +388,39 @@ def _from_wire(
     return _message_from_parts(role, parts, diags, source, len(header), value_where(path), raw)
 
 
+_SystemKey = tuple[str, JsonPath, str]
+_SystemView = tuple[Sequence[Any] | None, VMessage, tuple[Finding, ...], tuple[Any, ...]]
+_SYSTEM_VIEWS: dict[_SystemKey, _SystemView] = {}
+_SYSTEM_VIEWS_MAX = 64
+
+
+def _system_from_wire(
+    text: str, path: JsonPath, dialect: str, findings: list[Finding], tools: Sequence[Any] | None
+) -> tuple[VMessage, list[Any]]:
+    """``_from_wire`` of a system turn, remembered for the last ``_SYSTEM_VIEWS_MAX`` distinct texts.
+
+    A dataset's system prompt (its ``<tools>`` block: the longest text of a small record) repeats from
+    record to record; its view (the message, its findings, the tools it declares) depends only on the
+    text, where it is, the dialect and the tools that type XML values, so a repeat gets the values the
+    parse gave the first time (all immutable; the declared tools are read, never written, by the
+    checks). The tools type values only when the text may hold an XML body (``_engines._typing``):
+    then the entry holds them and a hit needs the same list (``is``: the runner passes one list per
+    tools text, ``_api._tools_text``); another list parses again.
+    """
+    key = (text, path, dialect)
+    typing = tools if FUNCTION_OPEN in text and isinstance(tools, (list, tuple)) else None
+    hit = _SYSTEM_VIEWS.get(key)
+    if hit is not None and hit[0] is typing:
+        findings.extend(hit[2])
+        return hit[1], list(hit[3])
+    mark = len(findings)
+    message, found = _from_wire(SYSTEM, text, path, dialect, findings, tools)
+    if len(_SYSTEM_VIEWS) >= _SYSTEM_VIEWS_MAX:
+        del _SYSTEM_VIEWS[next(iter(_SYSTEM_VIEWS))]  # the oldest out
+    _SYSTEM_VIEWS[key] = (typing, message, tuple(findings[mark:]), tuple(found))
+    return message, found
+
+
 def _sent_call_message(value: str, vpath: JsonPath, findings: list[Finding]) -> VMessage:
     """An assistant message of a ``function_call`` turn: the call(s) its value writes as JSON."""
     src = Source(value, vpath)
@@ -370,7 +430,7 @@ def _sent_call_message(value: str, vpath: JsonPath, findings: list[Finding]) -> 
         findings.append(finding("HT603", sent, src.where(0, len(value))))
         return VMessage(role=ASSISTANT, where=whole, from_text=False)
     calls: list[VCall] = []
-    pieces: list[Piece] = [Piece(kind="arguments", text=value, source=src, base=0, parsed=False)]
+    pieces: list[Piece] = [new_piece("arguments", value, src, 0, False)]
     for c in sent:
         arguments = c.arguments
         if isinstance(arguments, str):
@@ -438,16 +498,19 @@ def from_sharegpt(
         wire = "<" in value and (role in (ASSISTANT, TOOL, SYSTEM) or RESP_OPEN in value)
         src = Source(value, vpath)
         if wire:
-            message, found = _from_wire(role, value, vpath, dialect, findings, typing)
+            if role == SYSTEM:  # the prompt with the tools: the same text in most records of a dataset
+                message, found = _system_from_wire(value, vpath, dialect, findings, typing)
+            else:
+                message, found = _from_wire(role, value, vpath, dialect, findings, typing)
             tools.extend(found)
         else:
-            piece = Piece(kind="content", text=value, source=src, base=0, parsed=False)
-            message = VMessage(role=role, where=value_where(vpath), from_text=True, pieces=(piece,))
+            piece = new_piece("content", value, src, 0, False)
+            message = new_message(role, value_where(vpath), True, (), (), (), (piece,), (), ())
         if role == TOOL and not message.results:  # a bare result, as omp writes it
             result = VResult(
                 content=value, name=hermes_result_name(value), tool_call_id=None, where=src.where(0, len(value))
             )
-            piece = Piece(kind="result", text=value, source=src, base=0, parsed=False)
+            piece = new_piece("result", value, src, 0, False)
             message = VMessage(
                 role=role, where=message.where, from_text=True, results=(result,), pieces=(piece,), raw=message.raw
             )

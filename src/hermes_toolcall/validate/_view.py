@@ -7,15 +7,30 @@ inside that string).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
+from .._construct import positional
 from .._diagnostics import make
 from .._locate import JsonPath, locate
 from .._model import Diagnostic, Span
 from .._positions import LineIndex
 
-__all__ = ["Finding", "Piece", "Source", "VCall", "VMessage", "VReasoning", "VResult", "Where", "finding"]
+__all__ = [
+    "Finding",
+    "Piece",
+    "Source",
+    "VCall",
+    "VMessage",
+    "VReasoning",
+    "VResult",
+    "Where",
+    "finding",
+    "new_message",
+    "new_piece",
+    "value_where",
+]
 
 _ZERO = Span(start=0, end=0, line=1, column=1)
 
@@ -46,16 +61,39 @@ class Source:
             self._index = LineIndex(self.text)
         start = max(0, min(start, len(self.text)))
         end = max(start, min(end, len(self.text)))
-        return Where(span=self._index.span(start, end), path=self.path)
+        return _new_where(self._index.span(start, end), self.path, True)
 
     def where_span(self, span: Span) -> Where:
         """A span already computed against this text."""
-        return Where(span=span, path=self.path)
+        return _new_where(span, self.path, True)
+
+
+# The view's values are built per message of every record (ten or more per record of a dataset): their
+# positional constructors (``_construct.positional``: the same values, a third of the keyword
+# constructor's cost) serve the builders; ``tests/test_validate_view.py`` checks they give equal values.
+_new_where = cast(Callable[[Span, "JsonPath | None", bool], Where], positional(Where))
+
+_VALUE_WHERE: dict[JsonPath, Where] = {}
+_VALUE_WHERE_MAX = 4096
 
 
 def value_where(path: JsonPath) -> Where:
-    """The location of a whole JSON value of a record."""
-    return Where(span=_ZERO, path=path, in_value=False)
+    """The location of a whole JSON value of a record.
+
+    The same path gives the same (immutable) value, kept in a bounded table: the records of a dataset
+    share their paths (``("messages", 2)``), so most records build none. A path holds object keys
+    (strings) and array indices (ints, from ``enumerate`` or a schema error's path), never a bool or a
+    float that would equal an int key.
+
+    >>> value_where(("messages", 2)) is value_where(("messages", 2))
+    True
+    """
+    found = _VALUE_WHERE.get(path)
+    if found is None:
+        if len(_VALUE_WHERE) >= _VALUE_WHERE_MAX:
+            _VALUE_WHERE.clear()
+        found = _VALUE_WHERE[path] = _new_where(_ZERO, path, False)
+    return found
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,3 +187,26 @@ Finding = tuple[Diagnostic, Where]
 def finding(code: str, message: str, where: Where, *, hint: str | None = None) -> Finding:
     """A catalogue diagnostic located at ``where``."""
     return make(code, message, where.span, strict=False, hint=hint), where
+
+
+new_piece = cast(Callable[[str, str, Source, int, bool], Piece], positional(Piece))
+"""``Piece(kind=, text=, source=, base=, parsed=)``, positionally."""
+
+new_message = cast(
+    Callable[
+        [
+            str,
+            Where,
+            bool,
+            tuple[VCall, ...],
+            tuple[VResult, ...],
+            tuple[VReasoning, ...],
+            tuple[Piece, ...],
+            tuple[Literal["call", "reasoning"], ...],
+            tuple[Piece, ...],
+        ],
+        VMessage,
+    ],
+    positional(VMessage),
+)
+"""``VMessage(role=, where=, from_text=, calls=, results=, reasoning=, pieces=, order=, raw=)``, positionally."""
