@@ -9,6 +9,10 @@ name) and times it in the same process, interleaved with ours: the before/after 
 shared tool set), ``small`` (1,000 random conversations of 2-6 messages, each with its own 1-3 tools, a ``<``
 in about a third of them) and ``large`` (50 random conversations of 100-300 messages, each with its own
 tools, ``<`` here and there): issue 24's workloads. Every set is rendered byte-identical to Jinja first.
+The ``floor`` column is the least work any renderer of these conversations does in Python, timed in the
+same rounds: each tool and each call's arguments written as JSON by orjson (compact: no spacing), each
+message's text joined with constant headers, one join per conversation; ``ceiling`` is Jinja's time over
+it, the ratio no renderer doing at least that work can pass.
 Usage: ``python bench/render.py [--repeat N] [--baseline REV] [--set reference,small,large]``.
 """
 
@@ -27,6 +31,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from hermes_toolcall import render
 from hermes_toolcall._jsonio import loads
@@ -108,6 +114,22 @@ SETS: dict[str, Callable[[], list[tuple[list[dict[str, Any]], list[dict[str, Any
 }
 
 
+def _floor(convs: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> None:
+    """The least work of a render (see the module docstring): no checks, no template logic."""
+    for msgs, tools in convs:
+        out = ["<|im_start|>system\n# Tools\n<tools>"]
+        out.extend([orjson.dumps(t).decode() for t in tools])
+        out.append("</tools><|im_end|>\n")
+        for m in msgs:
+            content = m.get("content")
+            out.append("<|im_start|>" + m["role"] + "\n" + (content if type(content) is str else ""))
+            for call in m.get("tool_calls") or ():
+                out.append("<tool_call>\n" + orjson.dumps(call["function"]).decode() + "\n</tool_call>")
+            out.append("<|im_end|>\n")
+        out.append("<|im_start|>assistant\n")
+        "".join(out)
+
+
 def _interleaved(fns: list[Callable[[], object]], repeat: int, rounds: int = 7) -> list[float]:
     """Best CPU time of ``repeat`` calls of each, over ``rounds`` alternating rounds (host speed drifts alike)."""
     best = [float("inf")] * len(fns)
@@ -161,7 +183,7 @@ def _run_set(set_name: str, convs: list[tuple[list[dict[str, Any]], list[dict[st
           f"best of {rounds} x {repeat} renders of the set (CPU time), Python {sys.version.split()[0]}")
     before = f" {rev + ' ms':>12} {'change':>8}" if baseline else ""
     print(f"{'dialect':<12} {'jinja ms':>10} {'ours ms':>10} {'ratio':>8} {'no guard ms':>12} {'guard cost':>11}"
-          + before)
+          f" {'floor ms':>9} {'ceiling':>8}" + before)
     ratios = []
     costs = []
     changes = []
@@ -191,12 +213,17 @@ def _run_set(set_name: str, convs: list[tuple[list[dict[str, Any]], list[dict[st
             for msgs, tools in convs:
                 baseline(msgs, tools=tools, dialect=name, add_generation_prompt=True, **tokens)
 
-        fns: list[Callable[[], object]] = [jinja, ours, unguarded, old] if baseline else [jinja, ours, unguarded]
-        t_jinja, t_ours, t_bare, *t_old = (t / repeat * 1000 for t in _interleaved(fns, repeat, rounds))
+        def floor() -> None:
+            _floor(convs)
+
+        fns: list[Callable[[], object]] = [jinja, ours, unguarded, floor]
+        if baseline:
+            fns.append(old)
+        t_jinja, t_ours, t_bare, t_floor, *t_old = (t / repeat * 1000 for t in _interleaved(fns, repeat, rounds))
         ratios.append(t_jinja / t_ours)
         costs.append(t_ours / t_bare)
         line = (f"{name:<12} {t_jinja:>10.3f} {t_ours:>10.3f} {t_jinja / t_ours:>7.1f}x {t_bare:>12.3f} "
-                f"{(t_ours / t_bare - 1) * 100:>+10.1f}%")
+                f"{(t_ours / t_bare - 1) * 100:>+10.1f}% {t_floor:>9.3f} {t_jinja / t_floor:>7.1f}x")
         if t_old:
             changes.append(t_ours / t_old[0])
             line += f" {t_old[0]:>12.3f} {(t_ours / t_old[0] - 1) * 100:>+7.1f}%"

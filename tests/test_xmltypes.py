@@ -140,3 +140,20 @@ def test_typing_is_total(text: str, schema: Any) -> None:
     assert _json_equal(jsonio.loads(typed.json), typed.value) or isinstance(typed.value, float)
     if isinstance(typed.value, str):
         assert typed.value == text
+
+
+_LITERAL_PIECES = ["null", "None", "true", "True", "false", "False", "NaN", "nan", "n", "t", "f", "N", "T", "F", "-",
+                   "1", "[", "{", " ", "\n", "\t", "\r", "now", "x", "é", "ull", "rue"]
+
+
+@given(text=st.one_of(st.lists(st.sampled_from(_LITERAL_PIECES), max_size=4).map("".join), st.text(max_size=8)))
+def test_schemaless_string_only_when_the_reading_is_the_string(text: str) -> None:
+    # schemaless_string is the guard's and the reader's shortcut: when it says "the string itself", reading the
+    # text without a schema (every non-string reading tried) must give exactly that string
+    from hermes_toolcall._xmltypes import schemaless_string
+
+    typed = type_value(text, None, found=False)
+    if schemaless_string(text):
+        assert typed.value == text and type(typed.value) is str
+    if not (type(typed.value) is str and typed.value == text):
+        assert not schemaless_string(text)

@@ -435,6 +435,24 @@ def dumps_pretty(obj: Any) -> str:
             return "(a value nested too deeply to show)"
 
 
+#: orjson refuses these instead of writing them its own way (``dumps_native``)
+_NATIVE_ONLY = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def dumps_native(obj: Any) -> str | None:
+    """Compact JSON via orjson, or None where orjson refuses the value or would write it by its own reading of
+    a type (dataclasses, dates, subclasses of str/int/dict/list; UUIDs and ``Enum`` members it still writes:
+    the caller compares). Integers beyond 64 bits, lone surrogates, keys that are not strings: None.
+
+    >>> dumps_native({"a": [1, "x"]}), dumps_native({1: 2})
+    ('{"a":[1,"x"]}', None)
+    """
+    try:
+        return orjson.dumps(obj, option=_NATIVE_ONLY).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
 def dumps_fast(obj: Any) -> str:
     """Compact JSON via orjson (falls back to ``dumps_compact`` for values orjson rejects)."""
     try:

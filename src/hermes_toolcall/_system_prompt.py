@@ -15,7 +15,7 @@ from typing import Any
 
 from ._fastjson import spaced
 from ._injection import check_control_tokens
-from ._jsonio import dumps_compact, dumps_spaced
+from ._jsonio import dumps_compact
 from ._profiles import DialectProfile
 from ._template_values import MISSING, crash, get, jinja_str, normalize_tools, require_str, xml_value
 from .errors import RenderError
@@ -158,7 +158,7 @@ def hermes_tool_line(tool: Mapping[str, Any], *, index: int | None = None, allow
             ret_text = require_str(ret_desc, _TEMPLATE, f"{where}: return.description", None)
             parts.append("\n    Returns:\n        " + ret_text)
     parts.append('", "parameters": ')
-    parts.append(dumps_spaced(params) if items else "{}")
+    parts.append(spaced(params) if items else "{}")
     parts.append("}")
     return "".join(parts)
 
@@ -185,7 +185,7 @@ def system_prompt(tools: Sequence[Mapping[str, Any]] | None, profile: DialectPro
             return ""
         head = system + "\n\n" if system is not None else (
             profile.default_system_with_tools + "\n\n" if profile.default_system_with_tools is not None else "")
-        body = "".join("\n" + dumps_spaced(t) for t in listed)
+        body = "".join("\n" + spaced(t) for t in listed)
         return f"{IM_START}{SYSTEM}\n" + head + _QWEN_HEAD + body + _QWEN_TAIL
     if profile.tools_block in ("xml-list", "json-list"):
         return xml_tools_section(listed, profile, system) if listed else ""

@@ -151,14 +151,14 @@ def normalize_tools(tools: Iterable[Mapping[str, Any]] | None) -> list[Mapping[s
         return None
     out = list(tools)
     for i, tool in enumerate(out):
-        if not isinstance(tool, Mapping):
+        if type(tool) is not dict and not isinstance(tool, Mapping):
             raise RenderError(f"tool {i}: expected a dict, got {type(tool).__name__}")
     return out
 
 
 def get(mapping: Any, key: str) -> Any:
     """``mapping.key`` with Jinja's lookup: the value, or MISSING."""
-    if isinstance(mapping, Mapping):
+    if type(mapping) is dict or isinstance(mapping, Mapping):
         return mapping.get(key, MISSING)
     return MISSING
 

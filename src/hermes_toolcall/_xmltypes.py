@@ -273,9 +273,13 @@ def schemaless_string(text: str) -> bool:
 
     >>> schemaless_string("Paris"), schemaless_string("  "), schemaless_string(" 42"), schemaless_string("null")
     (True, True, False, False)
+    >>> schemaless_string("now"), schemaless_string(" True "), schemaless_string("[1]")
+    (True, False, False)
     """
     t = text.strip(_WS)
-    return not t or t[0] not in _NON_STRING_START
+    # a letter starts a reading only as the whole of a null or boolean literal (a number starts with - or a
+    # digit, a container with a bracket): "now", "the file" read as themselves
+    return not t or t[0] not in _NON_STRING_START or (t[0] in "nNtTfF" and t not in _NULLS and t not in _BOOLS)
 
 
 def _typed(text: str, ordered: tuple[str, ...] | None, members: list[Any] | None) -> Typed:

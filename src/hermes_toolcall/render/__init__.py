@@ -168,5 +168,7 @@ def render(
 
 
 def _check_iterable(value: Any, what: str) -> None:
+    if type(value) is list:
+        return
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise UsageError(f"{what} must be a list, got {type(value).__name__}")

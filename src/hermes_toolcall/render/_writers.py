@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from .._fastjson import spaced
 from .._injection import check_block, check_control_tokens
 from .._jsonio import dumps_compact, dumps_fast, loads
 from .._profiles import DialectProfile
+from .._system_prompt import system_prompt
 from .._template_values import MISSING, call_function, crash, get, jinja_str, require_str, tool_name
 from ..errors import DecodeError, RenderError
 from ..tags import (
@@ -36,7 +36,6 @@ from ..tags import (
 from ._calls import call_json
 from ._results import content_text
 from ._roundtrip import Recorder, Written, text_lt, verify_prompt
-from ._system import render_system_prompt
 
 __all__: list[str] = []  # internal to render/
 
@@ -186,15 +185,25 @@ def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
     return IM_START + role + "\n" + _text(ctx, content) + f"{IM_END}\n"
 
 
-#: The tools prompt by (profile, system text, tools' JSON): the prompt and its ``<`` the pre-scan counts as
+#: The tools prompt by (profile, system text, tools' JSON): the prompt, its ``<`` the pre-scan counts as
 #: the renderer's (``_vouched``; None until a render with the guard asks: a render without it never vouches)
-_PROMPTS: dict[tuple[DialectProfile, str | None, str], tuple[str, int | None]] = {}
+#: and the profile. Keyed by the profile's ``id`` (a profile's hash walks all its fields), the entry kept only
+#: for that very profile object.
+_PROMPTS: dict[tuple[int, str | None, str], tuple[str, int | None, DialectProfile]] = {}
+#: ``_skeleton`` by profile ``id``, with the profile (the entry holds for that object only)
+_SKELETONS: dict[int, tuple[DialectProfile, int]] = {}
 
 
-@lru_cache(maxsize=16)
 def _skeleton(profile: DialectProfile) -> int:
     """How many ``<`` the tools system turn of ``profile`` holds when no tool or system text has one."""
-    return render_system_prompt([_SKELETON], dialect=profile, system="s", allow_injection=True).count("<")
+    known = _SKELETONS.get(id(profile))
+    if known is not None and known[0] is profile:
+        return known[1]
+    count = system_prompt([_SKELETON], profile, "s").count("<")
+    if len(_SKELETONS) >= 64:
+        _SKELETONS.clear()
+    _SKELETONS[id(profile)] = profile, count
+    return count
 
 
 def _vouched(prompt: str, tools: list[Mapping[str, Any]] | None, profile: DialectProfile,
@@ -305,35 +314,35 @@ def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str
     if ctx.rec is not None and (tools or profile.tools_block == "hermes"):
         ctx.rec.items.append((-1, ("tools", tuple(tool_name(t) for t in tools or ())), (None, "tools")))
     if not tools:
-        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        prompt = system_prompt(tools, profile, system)
         return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
     try:
         key_json = dumps_fast(tools)
     except Exception:  # not JSON-serialisable: render without the cache
         if ctx.guard:
             check_control_tokens((), tools)
-        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        prompt = system_prompt(tools, profile, system)
         return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
     if ctx.guard and ("<|im_" in key_json or TOOLS_CLOSE in key_json):
         check_control_tokens((), tools)  # raises with the tool index and offset
     if "null" in key_json:  # orjson writes NaN/Infinity as null too: the key would be ambiguous
-        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
+        prompt = system_prompt(tools, profile, system)
         return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
-    key = (profile, system, key_json)
+    key = (id(profile), system, key_json)
     cached = _PROMPTS.get(key)
     plain = "<" not in key_json and (system is None or "<" not in system)
-    if cached is None:
-        prompt = render_system_prompt(tools, dialect=profile, system=system, allow_injection=True)
-        cached = prompt, _vouched(prompt, tools, profile, plain) if ctx.guard else None
+    if cached is None or cached[2] is not profile:
+        prompt = system_prompt(tools, profile, system)
+        cached = prompt, _vouched(prompt, tools, profile, plain) if ctx.guard else None, profile
         if len(_PROMPTS) >= 64:
             _PROMPTS.clear()
         _PROMPTS[key] = cached
-    prompt, vouched = cached
+    prompt, vouched, _ = cached
     if vouched is None:  # first asked by a render without the guard: vouched now, once
         if not ctx.guard:
             return prompt, 0
         vouched = _vouched(prompt, tools, profile, plain)
-        _PROMPTS[key] = prompt, vouched
+        _PROMPTS[key] = prompt, vouched, profile
     return prompt, vouched
 
 

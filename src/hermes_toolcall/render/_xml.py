@@ -41,13 +41,25 @@ __all__ = [
 _PLAIN_NAME = re.compile(r"[^\s<>\x00-\x1f\x7f](?:[^<>\x00-\x1f\x7f]{0,254}[^\s<>\x00-\x1f\x7f])?").fullmatch
 
 
+#: names and keys found plain (``plain_name``), for the next call: they repeat across a conversation
+_PLAIN_SEEN: set[str] = set()
+
+
 def plain_name(value: Any) -> bool:
     """Whether a call name or argument key is written where no reading of the body can take it differently.
 
     >>> plain_name("get weather"), plain_name(" x"), plain_name("a>b"), plain_name("")
     (True, False, False, False)
     """
-    return isinstance(value, str) and _PLAIN_NAME(value) is not None
+    if type(value) is str and value in _PLAIN_SEEN:
+        return True
+    if isinstance(value, str) and _PLAIN_NAME(value) is not None:
+        if type(value) is str:
+            if len(_PLAIN_SEEN) >= 4096:
+                _PLAIN_SEEN.clear()
+            _PLAIN_SEEN.add(value)
+        return True
+    return False
 
 
 def _text(value: Any, profile: DialectProfile, what: str, index: int | None) -> str:
@@ -187,11 +199,13 @@ class ArgumentSchemas:
     (True, False, True)
     """
 
-    __slots__ = ("checked", "declared", "tools")
+    __slots__ = ("checked", "declared", "tools", "untyped")
 
     def __init__(self, tools: Sequence[Any] | None) -> None:
         self.tools = tools
         self.declared = declared_parameters(tools)
+        #: ``(name, key)`` -> whether no schema as given reads that argument (the first look, once per pair)
+        self.untyped: dict[tuple[Any, str], bool] = {}
         #: ``argument_schemas(tools)``, computed the first time a value needs it
         self.checked: dict[str, Any] | None = None
 
@@ -207,7 +221,10 @@ class ArgumentSchemas:
         """``value_reads_back(value, text, self.parameters(name), key)``, the schemas checked only when the
         readings with and without the given schema differ."""
         given = self.declared.get(name) if isinstance(name, str) else None
-        if given is None or not parameter_schema(given, key)[0]:  # no reading by a schema, valid or not
+        untyped = self.untyped.get((name, key)) if given is not None else True
+        if untyped is None:
+            untyped = self.untyped[name, key] = not parameter_schema(given, key)[0]
+        if untyped:  # no reading by a schema, valid or not
             if type(value) is str and schemaless_string(value):
                 return True  # its text is itself, which reads back as the string it is
             if type(value) is int and -(2**63) <= value < 2**63:
