@@ -88,3 +88,27 @@ def test_dumps_report_is_valid_json_that_reads_back_to_the_value(value: object, 
         value = [value]
     text = dumps_report(value, spaced=spaced)
     assert loads(text) == _as_read_back(value)  # the strict decoder refuses Infinity and NaN
+
+
+_DIGITY = st.text(alphabet=st.sampled_from("0123456789019.-e\"[ ,é東\ud800\U0001f600٣"), max_size=60)
+
+
+@given(_DIGITY | st.text(max_size=40))
+def test_long_digit_prefilter_is_the_expression(text: str) -> None:
+    """The C prefilter of integers beyond 64 bits says what the regular expression says (non-ASCII digits such
+    as ٣ are not JSON digits; a lone surrogate does not stop it)."""
+    from hermes_toolcall import _jsonio as jsonio
+
+    assert jsonio._long_digits(text) is (jsonio._LONG_DIGITS(text) is not None)
+
+
+@pytest.mark.parametrize(
+    ("text", "long"),
+    [("9" * 19, True), ("0" + "9" * 18, False), ("0" * 25, False), ("0" * 5 + "1" * 19, True), ("٣" * 30, False),
+     ("\ud800" + "1" * 19, True), ("1" * 18 + "é" + "1", False), ("", False)],
+)
+def test_long_digit_prefilter_cases(text: str, long: bool) -> None:
+    from hermes_toolcall import _jsonio as jsonio
+
+    assert jsonio._long_digits(text) is long
+    assert (jsonio._LONG_DIGITS(text) is not None) is long

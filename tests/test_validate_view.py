@@ -6,19 +6,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from hermes_toolcall._positions import LineIndex
 from hermes_toolcall.validate import _build as build
 from hermes_toolcall.validate._api import Selector, ValidationReport, record_report
 from hermes_toolcall.validate._view import _ZERO as ZERO
 from hermes_toolcall.validate._view import (
     Piece,
     Source,
+    VCall,
     VMessage,
+    VReasoning,
+    VResult,
     Where,
+    new_call,
     new_message,
     new_piece,
+    new_reasoning,
+    new_result,
     value_where,
 )
 
@@ -54,6 +62,28 @@ def test_positional_constructors_build_the_keyword_values() -> None:
     assert made == VMessage(**fields)
     assert type(made) is VMessage and tuple(VMessage.__dataclass_fields__) == tuple(fields)
     assert src.where(1, 2) == Where(span=src.where(1, 2).span, path=("messages", 0, "content"))
+    call = {"name": "f", "id": "c1", "arguments": {"a": 1}, "encoding": "string", "where": where, "json_source": src,
+            "json_base": 3, "json_text": "{}", "json_prefix": ("arguments",), "object_path": ("x",)}
+    assert tuple(VCall.__dataclass_fields__) == tuple(call)
+    assert new_call(*call.values()) == VCall(**call)
+    result = {"content": "42", "name": "f", "tool_call_id": None, "where": where}
+    assert tuple(VResult.__dataclass_fields__) == tuple(result) and new_result(*result.values()) == VResult(**result)
+    reasoning = {"kind": "think", "text": "t", "where": where}
+    assert tuple(VReasoning.__dataclass_fields__) == tuple(reasoning)
+    assert new_reasoning(*reasoning.values()) == VReasoning(**reasoning)
+
+
+@pytest.mark.parametrize("text", ["", "abc", "a\nb\r\nc", "\n\n", "東京\n\ud800"])
+def test_where_from_the_start_is_the_line_index_span(text: str) -> None:
+    """A span from offset 0 (built without a line index) equals the line index's, before and after it exists."""
+    src = Source(text, ("p",))
+    for end in range(len(text) + 2):
+        expected = LineIndex(text).span(0, min(end, len(text)))
+        assert src.where(0, end).span == expected
+        assert src.where(-3, end).span == expected
+    if text:
+        src.where(1, 1)  # builds the index
+        assert src.where(0, len(text)).span == LineIndex(text).span(0, len(text))
 
 
 def test_value_where_is_the_value_location_shared() -> None:

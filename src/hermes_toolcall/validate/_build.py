@@ -44,8 +44,11 @@ from ._view import (
     VResult,
     Where,
     finding,
+    new_call,
     new_message,
     new_piece,
+    new_reasoning,
+    new_result,
     value_where,
 )
 
@@ -54,6 +57,7 @@ __all__ = ["Conversation", "Finding", "finding", "from_completion", "from_openai
 
 _CALL_OPEN = len(CALL_OPEN)
 _OPENERS = {"think": THINK_OPEN, "scratch_pad": SCRATCH_OPEN}
+_ARGUMENTS: JsonPath = ("arguments",)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,30 +102,23 @@ def _message_from_parts(
             pieces.append(new_piece("content", p.text, source, s0 - shift, True))
         elif isinstance(p, Reasoning):
             base = s0 - shift + (len(_OPENERS.get(p.kind, "")) if p.opened else 0)
-            reasoning.append(VReasoning(kind=p.kind, text=p.text, where=at(s0, e0)))
+            reasoning.append(new_reasoning(p.kind, p.text, at(s0, e0)))
             pieces.append(new_piece("reasoning", p.text, source, base, True))
             order.append("reasoning")
         elif isinstance(p, ToolCall):
             string_form = any(s0 <= s.start < e0 for s in stringified)
+            encoding: Literal["object", "string"] = "string" if string_form else "object"
+            json_base = s0 - shift + _CALL_OPEN
             calls.append(
-                VCall(
-                    name=p.name,
-                    id=None,
-                    arguments=p.arguments,
-                    encoding="string" if string_form else "object",
-                    where=at(s0, e0),
-                    json_source=source,
-                    json_base=s0 - shift + _CALL_OPEN,
-                    json_text=p.raw[_CALL_OPEN:],
-                    json_prefix=("arguments",),
-                )
+                new_call(p.name, None, p.arguments, encoding, at(s0, e0), source, json_base, p.raw[_CALL_OPEN:],
+                         _ARGUMENTS, None)
             )
             order.append("call")
         elif isinstance(p, ToolResponse):
             offset = p.raw.find(p.content) if p.content else -1
             base = s0 - shift + (offset if offset >= 0 else 0)
             where = at(s0, e0)
-            results.append(VResult(content=p.content, name=p.name, tool_call_id=None, where=where))
+            results.append(new_result(p.content, p.name, None, where))
             pieces.append(new_piece("result", p.content, source, base, True))
         elif isinstance(p, ToolsBlock):
             tools.extend(p.tools)
@@ -259,28 +256,10 @@ def _one_call(
         if not isinstance(decoded, dict):
             what = "is not JSON" if decoded is None and args.strip() != "null" else "is not a JSON object"
             findings.append(finding("HT303", f"arguments of {fn['name']!r} {what}", src.where(0, len(args))))
-        calls.append(
-            VCall(
-                name=fn["name"],
-                id=call_id,
-                arguments=decoded if isinstance(decoded, dict) else None,
-                encoding="string",
-                where=value_where(tpath),
-                json_source=src,
-                json_text=args,
-            )
-        )
+        arguments = decoded if isinstance(decoded, dict) else None
+        calls.append(new_call(fn["name"], call_id, arguments, "string", value_where(tpath), src, 0, args, (), None))
     elif isinstance(args, dict):
-        calls.append(
-            VCall(
-                name=fn["name"],
-                id=call_id,
-                arguments=args,
-                encoding="object",
-                where=value_where(tpath),
-                object_path=apath,
-            )
-        )
+        calls.append(new_call(fn["name"], call_id, args, "object", value_where(tpath), None, 0, "", (), apath))
     else:
         bad("function.arguments must be a JSON string or an object", apath)
 
@@ -334,21 +313,16 @@ def from_openai(
             text = msg.get(key)
             if isinstance(text, str) and text:
                 src = Source(text, (*mpath, key))
-                reasoning.append(VReasoning(kind=key, text=text, where=src.where(0, len(text))))
+                reasoning.append(new_reasoning(key, text, src.where(0, len(text))))
                 pieces.append(new_piece("reasoning", text, src, 0, False))
         if role in (TOOL, "function"):  # "function": the legacy result of a function_call
             content = "".join(t for t, _ in texts)
             cpath = texts[0][1] if len(texts) == 1 else (*mpath, "content")
             src = Source(content, cpath)
             tool_call_id = msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None
-            results.append(
-                VResult(
-                    content=content,
-                    name=hermes_result_name(content) or (msg["name"] if isinstance(msg.get("name"), str) else None),
-                    tool_call_id=tool_call_id,
-                    where=src.where(0, len(content)) if len(texts) == 1 else mwhere,
-                )
-            )
+            name = hermes_result_name(content) or (msg["name"] if isinstance(msg.get("name"), str) else None)
+            rwhere = src.where(0, len(content)) if len(texts) == 1 else mwhere
+            results.append(new_result(content, name, tool_call_id, rwhere))
             pieces = [
                 new_piece("result", p.text, p.source, p.base, False) if p.kind == "content" else p for p in pieces
             ]

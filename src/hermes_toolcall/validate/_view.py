@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from .._construct import positional
+from .._construct import new_span, positional
 from .._diagnostics import make
 from .._locate import JsonPath, locate
 from .._model import Diagnostic, Span
@@ -27,8 +27,11 @@ __all__ = [
     "VResult",
     "Where",
     "finding",
+    "new_call",
     "new_message",
     "new_piece",
+    "new_reasoning",
+    "new_result",
     "value_where",
 ]
 
@@ -56,11 +59,21 @@ class Source:
         self._index: LineIndex | None = None
 
     def where(self, start: int, end: int) -> Where:
-        """The location of ``[start, end)`` of this text."""
+        """The location of ``[start, end)`` of this text.
+
+        A span from the start of the text (a whole string: a result, a reasoning field) is at 1:1,
+        without a line index (most sources are asked nothing else).
+
+        >>> Source("ab\\ncd").where(0, 5).span, Source("ab\\ncd").where(3, 5).span
+        (Span(start=0, end=5, line=1, column=1), Span(start=3, end=5, line=2, column=1))
+        """
+        n = len(self.text)
+        start = max(0, min(start, n))
+        end = max(start, min(end, n))
+        if start == 0:
+            return _new_where(new_span(0, end, 1, 1), self.path, True)
         if self._index is None:
             self._index = LineIndex(self.text)
-        start = max(0, min(start, len(self.text)))
-        end = max(start, min(end, len(self.text)))
         return _new_where(self._index.span(start, end), self.path, True)
 
     def where_span(self, span: Span) -> Where:
@@ -210,3 +223,20 @@ new_message = cast(
     positional(VMessage),
 )
 """``VMessage(role=, where=, from_text=, calls=, results=, reasoning=, pieces=, order=, raw=)``, positionally."""
+
+new_call = cast(
+    Callable[
+        [str, "str | None", Any, Literal["object", "string"], Where, "Source | None", int, str, JsonPath,
+         "JsonPath | None"],
+        VCall,
+    ],
+    positional(VCall),
+)
+"""``VCall(name=, id=, arguments=, encoding=, where=, json_source=, json_base=, json_text=, json_prefix=,
+object_path=)``, positionally (every field given)."""
+
+new_result = cast(Callable[[str, "str | None", "str | None", Where], VResult], positional(VResult))
+"""``VResult(content=, name=, tool_call_id=, where=)``, positionally."""
+
+new_reasoning = cast(Callable[[str, str, Where], VReasoning], positional(VReasoning))
+"""``VReasoning(kind=, text=, where=)``, positionally."""
