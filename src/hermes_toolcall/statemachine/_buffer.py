@@ -9,16 +9,15 @@ and its line table; only it writes them.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 from collections.abc import Iterable
 
-from .._construct import SPAN_SETTERS
+from .._construct import SpanDraft
 from .._model import Span
 
 __all__ = ["InputBuffer", "Lines", "MarkerSet", "held_from"]
 
-_new = object.__new__
-_SET_START, _SET_END, _SET_LINE, _SET_COLUMN = SPAN_SETTERS
 
 
 class MarkerSet:
@@ -63,17 +62,28 @@ def held_from(data: str, start: int, markers: MarkerSet) -> int:
 class Lines:
     """Line starts of a text that grows at its end: 1-based line:column of any offset seen so far.
 
+    The text's newlines are recorded by ``extend``, or, given ``source`` (the list of the text's
+    chunks, which its owner appends to and this only reads), when a span starts past what is recorded
+    (so a stream fed in small chunks records its lines in bulk, and only where a span needs them).
+
     >>> lines = Lines()
     >>> lines.extend("ab\\n", 0); lines.extend("cd", 3)
     >>> lines.span(3, 5)
     Span(start=3, end=5, line=2, column=1)
+    >>> chunks = ["ab", "\\ncd"]
+    >>> Lines(chunks).span(4, 5).line
+    2
     """
 
-    __slots__ = ("base", "starts")
+    __slots__ = ("base", "scanned", "scanned_chunks", "source", "starts")
 
-    def __init__(self) -> None:
+    def __init__(self, source: list[str] | None = None) -> None:
         self.starts = [0]  # offsets where lines start (from line ``base + 1`` on)
         self.base = 0  # lines forgotten before ``starts[0]``
+        self.source = source
+        # the newlines before this offset are recorded (without ``source``, all of them: ``extend``'s)
+        self.scanned = 0 if source is not None else sys.maxsize
+        self.scanned_chunks = 0  # ``source``'s chunks up to there
 
     def forget(self, before: int) -> None:
         """Forget the starts of the lines that end before offset ``before`` (no span will start there)."""
@@ -93,22 +103,36 @@ class Lines:
             starts.append(offset + i + 1)
             i = chunk.find("\n", i + 1)
 
+    def _catch_up(self) -> None:
+        """Record the newlines of ``source``'s chunks not recorded yet."""
+        source = self.source
+        assert source is not None
+        k = self.scanned_chunks
+        if k < len(source):
+            text = "".join(source[k:]) if k + 1 < len(source) else source[k]
+            self.scanned_chunks = len(source)
+            self.extend(text, self.scanned)
+            self.scanned += len(text)
+
     def span(self, start: int, end: int) -> Span:
         """A span with the line:column of ``start`` (hot: one per part, tag and event span).
 
         Spans mostly start on one of the last lines, so those are bisected first; the value is
-        ``_construct.new_span``'s, built inline.
+        ``_construct.new_span``'s, built inline (from its draft).
         """
+        if start > self.scanned:
+            self._catch_up()
         starts = self.starts
         n = len(starts)
         low = n - 16 if n > 16 else 0
         line = bisect_right(starts, start, low) if start >= starts[low] else bisect_right(starts, start)
-        span: Span = _new(Span)
-        _SET_START(span, start)
-        _SET_END(span, end)
-        _SET_LINE(span, line + self.base)
-        _SET_COLUMN(span, start - starts[line - 1] + 1)
-        return span
+        span = SpanDraft()
+        span.start = start
+        span.end = end
+        span.line = line + self.base
+        span.column = start - starts[line - 1] + 1
+        span.__class__ = Span
+        return span  # type: ignore[no-any-return]
 
 
 class InputBuffer:
@@ -122,8 +146,8 @@ class InputBuffer:
     comes (-1: not armed).
 
     With ``keep`` (``retain=True``), ``chunks`` is the whole input and the line starts are recorded in
-    bulk by ``scan_lines``, which the loop calls before a move makes spans; without it, nothing of the
-    input is kept once read, and ``take`` records the line starts of each chunk as it comes. ``take`` is
+    bulk from it when a span needs them (``Lines``' ``source``); without it, nothing of the input is
+    kept once read, and ``take`` records the line starts of each chunk as it comes. ``take`` is
     the method of the mode; ``span`` gives a span with the line:column of its start.
 
     >>> buf = InputBuffer(keep=True)
@@ -132,7 +156,7 @@ class InputBuffer:
     >>> buf.defer("ab\\n", -1); buf.hold("<t")
     >>> buf.take("ool"), buf.pos
     ('ab\\n<tool', 0)
-    >>> buf.scan_lines(); buf.span(3, 4).line
+    >>> buf.span(3, 4).line
     2
     """
 
@@ -144,8 +168,6 @@ class InputBuffer:
         "lines",
         "pending",
         "pos",
-        "scanned",
-        "scanned_chunks",
         "span",
         "take",
         "total",
@@ -159,9 +181,7 @@ class InputBuffer:
         self.pos = 0
         self.chunks: list[str] = []  # the whole input (keep), else nothing
         self.total = 0
-        self.lines = Lines()
-        self.scanned = 0  # keep: the line starts before this offset are recorded
-        self.scanned_chunks = 0  # keep: the chunks up to there
+        self.lines = Lines(self.chunks if keep else None)
         self.span = self.lines.span  # (hot: one per part, tag and event span)
         #: record a new chunk; the unread data to read now (see ``_take_kept``)
         self.take = self._take_kept if keep else self._take_lean
@@ -211,16 +231,6 @@ class InputBuffer:
             return pending + chunk
         self.pos = at
         return chunk
-
-    def scan_lines(self) -> None:
-        """Record the line starts of every chunk received and not scanned yet (``keep``; else ``take``
-        has recorded them already)."""
-        k = self.scanned_chunks
-        if k < len(self.chunks):
-            text = "".join(self.chunks[k:]) if k + 1 < len(self.chunks) else self.chunks[k]
-            self.lines.extend(text, self.scanned)
-            self.scanned_chunks = len(self.chunks)
-            self.scanned = self.total
 
     def hold(self, text: str) -> None:
         """Keep ``text`` unread until the next chunk (or the end of the input) decides it."""

@@ -186,7 +186,6 @@ class StreamParser:
         "_places",
         "_reader",
         "_retain",
-        "_scan_lines",
         "_sink",
         "_state",
         "_take",
@@ -239,7 +238,6 @@ class StreamParser:
         self._places = places(config, self.readers, opts.profile.body_kind)
         self._buf = buf = InputBuffer(keep=retain)
         self._take: Callable[[str], str | None] = buf.take  # (``_gated`` while the start is undecided)
-        self._scan_lines = buf.scan_lines
         self._asm = asm = Assembler(
             options=opts,
             transcript=transcript,
@@ -357,7 +355,6 @@ class StreamParser:
         """Make ``move`` for the marker ``tag`` at ``at``: the assembler's action, then the next state."""
         if move.action is _READ_ROLE:  # the role's row decides
             move = self._moves[self._asm.role()]
-        self._scan_lines()  # the line starts the action's spans need
         events = self._acts[move.act](tag, at)
         if move.keep:  # no move: the marker is text of the state
             events += self._sink(tag, at)
