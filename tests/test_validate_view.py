@@ -237,3 +237,11 @@ def test_remembered_system_turns_are_bounded() -> None:
         build._system_from_wire(f"<tools>\n[]\n</tools> {k}", ("conversations", 0, "value"), "hermes", [], None)
     assert len(build._SYSTEM_VIEWS) == build._SYSTEM_VIEWS_MAX
     assert ("<tools>\n[]\n</tools> 0", ("conversations", 0, "value"), "hermes") not in build._SYSTEM_VIEWS
+
+
+def test_runner_result_built_positionally_is_the_dataclass_value() -> None:
+    from hermes_toolcall.validate._runner import RecordResult, _new_result
+
+    fields = {"number": 3, "end": 120, "findings": (), "digest": "", "raw": None}
+    assert tuple(RecordResult.__dataclass_fields__) == tuple(fields)
+    assert _new_result(*fields.values()) == RecordResult(number=3, end=120, findings=())

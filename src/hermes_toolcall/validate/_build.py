@@ -282,9 +282,12 @@ def from_openai(
             continue
         role = msg["role"]
         mwhere = value_where(mpath)
-        texts = _text_of(msg.get("content"), (*mpath, "content"), bad)
-        wire = role == ASSISTANT and any("<" in t for t, _ in texts)
-        wire = wire or (role == USER and any(RESP_OPEN in t for t, _ in texts))
+        content, cpath = msg.get("content"), (*mpath, "content")
+        texts = [(content, cpath)] if type(content) is str else _text_of(content, cpath, bad)
+        if role == ASSISTANT:
+            wire = any("<" in t for t, _ in texts)
+        else:
+            wire = role == USER and any(RESP_OPEN in t for t, _ in texts)
         # what the content gives: a parsed message (wire text), or its strings as written
         from_text = False
         own_calls: tuple[VCall, ...] = ()
@@ -316,13 +319,12 @@ def from_openai(
                 reasoning.append(new_reasoning(key, text, src.where(0, len(text))))
                 pieces.append(new_piece("reasoning", text, src, 0, False))
         if role in (TOOL, "function"):  # "function": the legacy result of a function_call
-            content = "".join(t for t, _ in texts)
-            cpath = texts[0][1] if len(texts) == 1 else (*mpath, "content")
-            src = Source(content, cpath)
+            joined = "".join(t for t, _ in texts)
+            src = Source(joined, texts[0][1] if len(texts) == 1 else cpath)
             tool_call_id = msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None
-            name = hermes_result_name(content) or (msg["name"] if isinstance(msg.get("name"), str) else None)
-            rwhere = src.where(0, len(content)) if len(texts) == 1 else mwhere
-            results.append(new_result(content, name, tool_call_id, rwhere))
+            name = hermes_result_name(joined) or (msg["name"] if isinstance(msg.get("name"), str) else None)
+            rwhere = src.where(0, len(joined)) if len(texts) == 1 else mwhere
+            results.append(new_result(joined, name, tool_call_id, rwhere))
             pieces = [
                 new_piece("result", p.text, p.source, p.base, False) if p.kind == "content" else p for p in pieces
             ]

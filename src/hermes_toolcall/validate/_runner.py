@@ -9,13 +9,14 @@ import hashlib
 import os
 import signal
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .. import _jsonio as jsonio
+from .._construct import positional
 from .._diagnostics import make
 from .._excerpt import window
 from .._gcpause import collector_paused
@@ -209,6 +210,11 @@ def _located(
     )
 
 
+_new_result = cast(
+    Callable[[int, int, tuple[Located, ...], str, "RawRecord | None"], RecordResult], positional(RecordResult)
+)
+
+
 def _result(raw: RawRecord, findings: tuple[Located, ...]) -> RecordResult:
     """The result of ``raw``; its digest is computed only when there are findings (nothing else reads it)."""
     return RecordResult(number=raw.number, end=raw.end, findings=findings, digest=_digest(raw) if findings else "")
@@ -359,8 +365,8 @@ def _check_record(raw: RawRecord, options: Options, selector: Selector, data: An
         )
     else:
         report = _transcript_report(raw.text, options, selector, _kw(options, selector))
-    if not report.diagnostics:
-        return RecordResult(number=raw.number, end=raw.end, findings=())
+    if not report.diagnostics:  # most records: the result built positionally (a third of the keyword cost)
+        return _new_result(raw.number, raw.end, (), "", None)
     return _result(raw, _place(raw, report))
 
 
