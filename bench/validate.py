@@ -15,7 +15,13 @@ one record in twenty carrying a defect. Measured in the same process, on the sam
   decoded by ``orjson``, each call's arguments (an OpenAI call's JSON string, or the JSON of a
   ``<tool_call>`` block that a regular expression finds in a ShareGPT value) decoded and checked by
   ``jsonschema-rs`` against its tool's schema, compiled once per tool set (``orjson + jsonschema-rs``);
-  and the same loop checking with ``jsonschema`` (``orjson + jsonschema``). No other check, no position.
+  and the same loop checking with ``jsonschema`` (``orjson + jsonschema``). No other check, no position;
+* **structural floor**: the floor loop plus the least of the other checks ``validate`` makes, in a
+  bare loop without positions or a view: each message's role known and in order, each result paired
+  with a pending call (by id; a ShareGPT result by the name its ``<tool_response>`` body gives), every
+  string scanned with ``in`` for ``<|im_``, ``</tool_response>`` and the reasoning tags (a ShareGPT
+  value, whose tags are its structure, for ``<|im_`` only): the measured lower bound of a validator
+  making these checks in Python (``orjson + jsonschema-rs + structure``).
 
 ``cpu/wall`` is the CPU time used (this process and the pool workers) over the wall time: near the
 number of processes when the cores were free, lower when other work held them.
@@ -187,6 +193,89 @@ def floor(path: Path, rs: bool = True) -> tuple[int, int]:
     return records, invalid
 
 
+_RESULT_BLOCK = re.compile(r"<tool_response>(.*?)</tool_response>", re.S)
+_ROLES = {"system": 0, "developer": 0, "user": 1, "assistant": 2, "tool": 3, "function": 3}
+_SENDERS = {"system": "system", "human": "user", "gpt": "assistant", "tool": "tool"}
+_MARKERS = ("<|im_", "</tool_response>", "<think>", "</think>", "<scratch_pad>", "</scratch_pad>")
+
+
+def structural_floor(path: Path) -> tuple[int, int]:
+    """``floor`` plus the structure checks, bare (see the module docstring); returns (records, problems)."""
+    import jsonschema_rs
+    import orjson
+
+    compiled: dict[Any, dict[str, Any]] = {}
+    records = problems = 0
+
+    def checkers(tools: Any) -> dict[str, Any]:
+        key = tools if isinstance(tools, str) else orjson.dumps(tools)
+        found = compiled.get(key)
+        if found is None:
+            listed = orjson.loads(tools) if isinstance(tools, str) else tools
+            found = compiled[key] = {
+                t["function"]["name"]: jsonschema_rs.validator_for(t["function"]["parameters"]) for t in listed
+            }
+        return found
+
+    def scan(text: str) -> int:
+        return sum(marker in text for marker in _MARKERS) if "<" in text else 0
+
+    with open(path, "rb") as fh:
+        for line in fh:
+            record = orjson.loads(line)
+            records += 1
+            check = checkers(record.get("tools"))
+            pending: list[str] = []
+            seen_user = False
+            if "messages" in record:
+                for m in record["messages"]:
+                    role = m.get("role")
+                    rank = _ROLES.get(role)
+                    if rank is None:
+                        problems += 1
+                        continue
+                    seen_user = seen_user or rank == 1
+                    problems += rank == 2 and not seen_user
+                    content = m.get("content")
+                    if isinstance(content, str):
+                        problems += scan(content)
+                    reasoning = m.get("reasoning_content")
+                    if isinstance(reasoning, str):
+                        problems += scan(reasoning)
+                    if rank == 3:
+                        call_id = m.get("tool_call_id")
+                        if call_id in pending:
+                            pending.remove(call_id)
+                        else:
+                            problems += 1
+                    for call in m.get("tool_calls") or ():
+                        fn = call["function"]
+                        problems += not check[fn["name"]].is_valid(orjson.loads(fn["arguments"]))
+                        pending.append(call.get("id"))
+            else:
+                for turn in record["conversations"]:
+                    role = _SENDERS.get(turn["from"])
+                    if role is None:
+                        problems += 1
+                        continue
+                    value = turn["value"]
+                    problems += "<|im_" in value  # the tags are the value's structure: only control tokens
+                    if role == "assistant":
+                        for body in _CALL_BLOCK.findall(value):
+                            call = orjson.loads(body)
+                            problems += not check[call["name"]].is_valid(call["arguments"])
+                            pending.append(call["name"])
+                    elif role == "tool":
+                        for body in _RESULT_BLOCK.findall(value):
+                            name = orjson.loads(body).get("name")
+                            if name in pending:
+                                pending.remove(name)
+                            else:
+                                problems += 1
+            problems += len(pending)
+    return records, problems
+
+
 def validate(path: Path, jobs: int) -> tuple[int, int]:
     """Validate every record; returns (records, findings)."""
     records = findings = 0
@@ -220,11 +309,13 @@ def single_core(path: Path, rounds: int) -> None:
     best: dict[str, float] = {}
     found: dict[str, int] = {}
     n = 0
-    labels = ("orjson + jsonschema-rs", "orjson + jsonschema", "parse only", "validate --jobs 1, jsonschema only",
-              "validate --jobs 1")
+    labels = ("orjson + jsonschema-rs", "orjson + jsonschema", "orjson + jsonschema-rs + structure", "parse only",
+              "validate --jobs 1, jsonschema only", "validate --jobs 1")
     for _ in range(rounds):
         for label in labels:
-            if label.startswith("orjson"):
+            if label.endswith("structure"):
+                (n, found[label]), _wall, cpu = _timed(structural_floor, path)
+            elif label.startswith("orjson"):
                 (n, found[label]), _wall, cpu = _timed(floor, path, label.endswith("-rs"))
             elif label == "parse only":
                 n, _wall, cpu = _timed(parse_only, path)
@@ -237,7 +328,9 @@ def single_core(path: Path, rounds: int) -> None:
     print(f"single core, best of {rounds} alternating rounds, records per CPU second:")
     for label, cpu in best.items():
         rate = n / cpu
-        what = "invalid calls" if label.startswith("orjson") else "findings"
+        what = "findings"
+        if label.startswith("orjson"):
+            what = "problems" if label.endswith("structure") else "invalid calls"
         extra = f"; {found[label]} {what}" if label in found else ""
         print(f"  {label:36s}: {rate:8.0f} records/s  ({base / rate:.2f}x the orjson + jsonschema-rs time){extra}")
 
