@@ -58,12 +58,13 @@ def _value_end(text: str, i: int) -> int:
     return m.end() if m else -1
 
 
-def _child(text: str, start: int, key: str | int) -> int:
+def _child(text: str, start: int, key: str | int, single: bool = False) -> int:
     """Start offset of the member ``key`` of the container at ``start``; -1 when absent.
 
     A key that occurs more than once is found at its last occurrence: the one a JSON decoder keeps
     (last wins, in ``json`` and orjson as in the tolerant reader), so a position points at the value
-    that was read, never at one the parse discarded.
+    that was read, never at one the parse discarded. ``single``: ``key`` is written once in the whole
+    text of a valid document (``_single``), so its first occurrence is its last: found, the scan stops.
     """
     opener = text[start]
     i = _skip_ws(text, start + 1)
@@ -80,6 +81,8 @@ def _child(text: str, start: int, key: str | int) -> int:
                 return -1
             i = _skip_ws(text, i + 1)
             if name == key:
+                if single:
+                    return i
                 found = i
         elif index == key:
             return i
@@ -93,6 +96,22 @@ def _child(text: str, start: int, key: str | int) -> int:
     return found
 
 
+def _single(text: str, key: str) -> bool:
+    """Whether the object key ``key`` occurs at most once in the JSON ``text``: it can be written only as
+    ``"key"`` there (no ``\\u`` escape in the text, no ``\\/`` when the key holds a ``/``, and no
+    character in the key that would need an escape), and that is written once (in any place: a string
+    value holding it only makes the count larger, never smaller).
+
+    >>> _single('{"a": 1, "b": "x"}', "a"), _single('{"a": 1, "b": "a"}', "a"), _single('{"a": 1, "a": 2}', "a")
+    (True, False, False)
+    """
+    if "\\u" in text or ('"' in key or "\\" in key) or ("/" in key and "\\/" in text):
+        return False
+    if not key.isprintable() and any(ord(c) < 0x20 for c in key):
+        return False
+    return text.count(f'"{key}"') == 1
+
+
 def _decode_key(token: str) -> str:
     if "\\" not in token:
         return token[1:-1]
@@ -102,12 +121,15 @@ def _decode_key(token: str) -> str:
     return value if isinstance(value, str) else token[1:-1]
 
 
-def locate(text: str, path: Sequence[str | int]) -> tuple[int, int] | None:
+def locate(text: str, path: Sequence[str | int], *, valid: bool = False) -> tuple[int, int] | None:
     """The ``[start, end)`` offsets of the value at ``path`` in the JSON ``text``, or None.
 
     Args:
         text: a JSON document (one JSONL line).
         path: object keys and array indices from the root.
+        valid: ``text`` is known to be a valid JSON document (it was decoded): a key written once in
+            it is not looked for past its member (``_single``), the same offsets in a fraction of the
+            scan (a record's ``messages`` found without walking the messages and the tools after them).
 
     Returns:
         The raw offsets of the value (quotes included for a string), or None when not found.
@@ -123,7 +145,8 @@ def locate(text: str, path: Sequence[str | int]) -> tuple[int, int] | None:
             return None
         if (text[i] == "{") != isinstance(key, str):
             return None
-        i = _child(text, i, key)
+        single = valid and isinstance(key, str) and _single(text, key)
+        i = _child(text, i, key, single)
         if i < 0:
             return None
     end = _value_end(text, i)

@@ -115,7 +115,7 @@ class RecordResult:
 
 def _json_position(text: str, where: Where) -> tuple[int, int]:
     """Raw ``[start, end)`` in a JSON line of what ``where`` points at (the whole line when unknown)."""
-    found = locate(text, where.path or ())
+    found = locate(text, where.path or (), valid=True)  # the line was decoded: a valid document
     if found is None:
         return 0, 0
     start, end = found
