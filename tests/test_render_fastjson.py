@@ -157,3 +157,26 @@ def test_regression_a_value_json_dumps_refuses_is_refused_as_the_template_does(d
 def test_spaced_flat_objects_are_json_dumps(value: dict[str, Any]) -> None:
     # the flat-object shortcut (counts of ":" and "," against the keys) aimed at with separators in keys and values
     assert spaced(value) == dumps_spaced(value)
+
+
+@pytest.mark.parametrize("dialect", ["qwen2.5", "hermes", "qwen3.5"])
+@pytest.mark.parametrize("value", [uuid.UUID(int=1), _Plain.A])
+def test_regression_tools_orjson_writes_alike_do_not_share_a_cached_prompt(dialect: str, value: Any) -> None:
+    # the tools prompt is memoised by the tools' orjson text, which a UUID or an Enum member shares with its
+    # string: on main a render of such tools after one with the string returned the cached prompt, where the
+    # template's tojson raises (as the same render does on its own)
+    from hermes_toolcall import RenderError, render
+
+    def tools(default: Any) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {
+            "type": "object", "properties": {"a": {"type": "string", "default": default}}}}}]
+
+    msgs = [{"role": "user", "content": "hi"}]
+    with pytest.raises(RenderError, match="not JSON serializable"):
+        render(msgs, tools=tools(value), dialect=dialect)
+    as_text = value.value if isinstance(value, Enum) else str(value)
+    render(msgs, tools=tools(as_text), dialect=dialect)
+    with pytest.raises(RenderError, match="not JSON serializable"):
+        render(msgs, tools=tools(value), dialect=dialect)
+    assert render(msgs, tools=tools((as_text,)), dialect=dialect) == render(msgs, tools=tools([as_text]),
+                                                                            dialect=dialect)

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
@@ -347,11 +347,18 @@ def _object_schema(kind: Any, extra: Any, more: dict[str, Any]) -> dict[str, Any
     return schema
 
 
+#: schemas aimed at the strings-only shortcut (``_xml._kind``): enum, const, nullable, a type list, anyOf
+_STRING_LIKE = [{"type": "string", "enum": ["x", "5", "True"]}, {"type": "string", "const": "x"}, {"type": ["string"]},
+                {"type": "string", "nullable": True}, {"anyOf": [{"type": "string"}]}, {"enum": ["x", 5]},
+                {"anyOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "string", "enum": []},
+                {"type": ["array", "string"]}, {"type": ["object", "string"]}]
 _a_schema = st.one_of(st.none(), st.booleans(), st.just({"properties": {"k": {"type": "string", "minLength": "x"}}}),
+                      st.sampled_from(_STRING_LIKE).map(lambda spec: {"type": "object", "properties": {"k": spec}}),
                       st.builds(_object_schema, _schema_kind, st.one_of(st.none(), _schema_kind),
                                 st.dictionaries(st.sampled_from(["j", "x"]), _a_property, max_size=1)))
 _a_value = st.one_of(st.text(max_size=6), st.sampled_from(["5", " 5", "-1", "True", "None", "null", "[1]", "{}", "1e3",
-                                                           "nan", "t", "x", " ", ""]),
+                                                           "nan", "t", "x", " ", "", "now", "f", "true ", '"x"',
+                                                           '"[1]"', '"{}"', '"[\\"a\\"]"']),
                      st.integers(-2**70, 2**70), st.booleans(), st.none(), st.floats(),
                      st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(),
                                                                           max_size=2))
@@ -360,6 +367,13 @@ _a_value = st.one_of(st.text(max_size=6), st.sampled_from(["5", " 5", "-1", "Tru
 @settings(max_examples=examples(400))
 @given(schema=_a_schema, duplicate=st.one_of(st.none(), _a_schema), value=_a_value,
        key=st.sampled_from(["k", "j", "x"]), flat=st.booleans())
+# the strings-only shortcut: a JSON string holding a list reads as the list where the schema also allows arrays
+@example(schema={"type": "object", "properties": {"k": {"type": ["array", "string"]}}}, duplicate=None, value='"[1]"',
+         key="k", flat=True)
+@example(schema={"type": "object", "properties": {"k": {"type": "string", "enum": ["x"]}}}, duplicate=None,
+         value="now", key="k", flat=False)
+@example(schema={"type": "object", "properties": {"k": {"type": "string"}}}, duplicate=None, value='"[1]"', key="k",
+         flat=True)
 def test_the_value_check_reads_schemas_only_when_it_matters(schema: Any, duplicate: Any, value: Any, key: str,
                                                             flat: bool) -> None:
     """``ArgumentSchemas.reads_back`` (schemas checked only when the readings with the schema as given and without

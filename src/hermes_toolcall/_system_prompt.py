@@ -269,7 +269,7 @@ def _trim(value: Any) -> str:
 
 def _extra_keys(spec: Any, handled: Sequence[str]) -> str:
     """The templates' ``render_extra_keys``: every other key as ``\\n<KEY>VALUE</KEY>``."""
-    if not isinstance(spec, Mapping):
+    if type(spec) is not dict and not isinstance(spec, Mapping):
         return ""
     out = []
     for key, value in spec.items():
@@ -292,7 +292,7 @@ def _xml_tool(tool: Any, profile: DialectProfile) -> str:
     out.append("\n<parameters>")
     params = get(tool, "parameters")
     props = get(params, "properties")
-    if isinstance(params, Mapping) and isinstance(props, Mapping):
+    if (type(params) is dict or isinstance(params, Mapping)) and (type(props) is dict or isinstance(props, Mapping)):
         for key, spec in props.items():
             out.append("\n<parameter>\n<name>" + jinja_str(key) + "</name>")
             kind = get(spec, "type")

@@ -203,6 +203,10 @@ def xml_value(value: Any) -> str:
     """
     if type(value) is str:
         return value
+    if type(value) is dict or type(value) is list:
+        return spaced(value)
+    if type(value) is int or type(value) is bool or value is None:
+        return str(value)
     if isinstance(value, Mapping) or (not isinstance(value, str) and _is_sequence(value)):
         return spaced(value)
     return jinja_str(value)

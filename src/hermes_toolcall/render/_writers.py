@@ -14,7 +14,7 @@ from typing import Any
 
 from .._fastjson import spaced
 from .._injection import check_block, check_control_tokens
-from .._jsonio import dumps_compact, dumps_fast, loads
+from .._jsonio import dumps_compact, dumps_fast, loads, loads_shape_or_none
 from .._profiles import DialectProfile
 from .._system_prompt import system_prompt
 from .._template_values import MISSING, call_function, crash, get, jinja_str, require_str, tool_name
@@ -186,10 +186,10 @@ def _plain(ctx: _Ctx, role: str, m: Mapping[str, Any], index: int) -> str:
 
 
 #: The tools prompt by (profile, system text, tools' JSON): the prompt, its ``<`` the pre-scan counts as
-#: the renderer's (``_vouched``; None until a render with the guard asks: a render without it never vouches)
-#: and the profile. Keyed by the profile's ``id`` (a profile's hash walks all its fields), the entry kept only
-#: for that very profile object.
-_PROMPTS: dict[tuple[int, str | None, str], tuple[str, int | None, DialectProfile]] = {}
+#: the renderer's (``_vouched``; None until a render with the guard asks: a render without it never vouches),
+#: the profile and the key's JSON value (None until the first hit reads it). Keyed by the profile's ``id`` (a
+#: profile's hash walks all its fields), the entry kept only for that very profile object.
+_PROMPTS: dict[tuple[int, str | None, str], tuple[str, int | None, DialectProfile, Any]] = {}
 #: ``_skeleton`` by profile ``id``, with the profile (the entry holds for that object only)
 _SKELETONS: dict[int, tuple[DialectProfile, int]] = {}
 
@@ -261,14 +261,22 @@ _XML_STRUCTURE = frozenset({"tools", "function", "parameters", "parameter"})
 _XML_KEY = re.compile(r"[^<>/|\s][^<>]*").fullmatch
 
 
-def _xml_keys(spec: Any, handled: tuple[str, ...]) -> bool:
+#: the keys the list writes its own way at each level (``_system_prompt._xml_tool``)
+_FN_KEYS = frozenset({"type", "name", "description", "parameters"})
+_PARAMS_KEYS = frozenset({"type", "properties", "required", "enum"})
+_PROP_KEYS = frozenset({"name", "type", "description", "enum"})
+
+
+def _xml_keys(spec: Any, handled: frozenset[str]) -> bool:
     """Whether every key of ``spec`` the list writes as ``<KEY>VALUE</KEY>`` (those not ``handled``) is read
     back as a key of its own: a string without ``<`` or ``>``, not starting with ``/`` or ``|`` (a closer or
     a control token), none of the list's structure names."""
-    if not isinstance(spec, Mapping):
+    if type(spec) is not dict and not isinstance(spec, Mapping):
         return True  # written without keys (``_system_prompt._extra_keys`` writes nothing for it)
     if type(spec) is not dict:
         return False
+    if handled.issuperset(spec):
+        return True  # every key written by the list's own structure (one C-level pass)
     for key in spec:
         if key in handled:
             continue
@@ -293,14 +301,14 @@ def _plain_xml_list(tools: list[Mapping[str, Any]] | None) -> bool:
         elif type(fn) is not dict:
             return False
         name = fn.get("name")
-        if type(name) is not str or "\r" in name or not _xml_keys(fn, ("type", "name", "description", "parameters")):
+        if type(name) is not str or "\r" in name or not _xml_keys(fn, _FN_KEYS):
             return False
         params = fn.get("parameters")
         if type(params) is dict:
-            if not _xml_keys(params, ("type", "properties", "required", "enum")):
+            if not _xml_keys(params, _PARAMS_KEYS):
                 return False
             props = params.get("properties")
-            if type(props) is dict and not all(_xml_keys(spec, ("name", "type", "description", "enum"))
+            if type(props) is dict and not all(_xml_keys(spec, _PROP_KEYS)
                                                for spec in props.values()):
                 return False
     return True
@@ -330,19 +338,30 @@ def _system_prompt(ctx: _Ctx, tools: list[Mapping[str, Any]] | None, system: str
         return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
     key = (id(profile), system, key_json)
     cached = _PROMPTS.get(key)
+    if cached is not None and cached[2] is profile:
+        # the key is orjson's text, which a UUID or an Enum member shares with its string (a tuple with a list):
+        # a hit holds for tools equal to the key's JSON value (read back once, at the first hit)
+        value = cached[3]
+        if value is None:
+            value = loads_shape_or_none(key_json)
+            cached = cached[0], cached[1], profile, value
+            _PROMPTS[key] = cached
+        if value != tools:  # not the tools of the cached prompt: written afresh (raises where tojson does)
+            prompt = system_prompt(tools, profile, system)
+            return prompt, _vouched(prompt, tools, profile) if ctx.guard else 0
     plain = "<" not in key_json and (system is None or "<" not in system)
     if cached is None or cached[2] is not profile:
         prompt = system_prompt(tools, profile, system)
-        cached = prompt, _vouched(prompt, tools, profile, plain) if ctx.guard else None, profile
+        cached = prompt, _vouched(prompt, tools, profile, plain) if ctx.guard else None, profile, None
         if len(_PROMPTS) >= 64:
             _PROMPTS.clear()
         _PROMPTS[key] = cached
-    prompt, vouched, _ = cached
+    prompt, vouched, _, value = cached
     if vouched is None:  # first asked by a render without the guard: vouched now, once
         if not ctx.guard:
             return prompt, 0
         vouched = _vouched(prompt, tools, profile, plain)
-        _PROMPTS[key] = prompt, vouched, profile
+        _PROMPTS[key] = prompt, vouched, profile, value
     return prompt, vouched
 
 

@@ -17,7 +17,7 @@ from .._jsonio import loads
 from .._profiles import DialectProfile
 from .._schema import load_tools
 from .._template_values import MISSING, crash, jinja_str, xml_value
-from .._xmltypes import parameter_schema, schemaless_string, type_value
+from .._xmltypes import allowed_types, parameter_schema, schemaless_string, type_value
 from ..errors import DecodeError, RenderError
 from ..tags import (
     CALL_CLOSE,
@@ -171,10 +171,10 @@ def declared_parameters(tools: Sequence[Any] | None) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for tool in tools or ():
-        if not isinstance(tool, Mapping):
+        if type(tool) is not dict and not isinstance(tool, Mapping):
             continue
         fn = tool.get("function")
-        if not isinstance(fn, Mapping):
+        if type(fn) is not dict and not isinstance(fn, Mapping):
             if "name" not in tool:
                 continue
             fn = tool
@@ -182,6 +182,30 @@ def declared_parameters(tools: Sequence[Any] | None) -> dict[str, Any]:
         if isinstance(name, str) and name and name not in out:
             out[name] = fn.get("parameters")
     return out
+
+
+_UNTYPED = "untyped"  # no schema as given for the argument: read without one
+_STRING = "string"  # a schema allowing strings only (enum or const or not): every text reads as itself
+_TYPED = "typed"  # any other schema
+
+
+def _kind(parameters: Any, key: str) -> str:
+    """How the schema ``parameters`` (as given, maybe invalid) reads the argument ``key``: ``_UNTYPED``,
+    ``_STRING`` or ``_TYPED`` (``type_value`` with the types ``("string",)`` gives the text itself, a member of
+    the enum or const or not: a text no member matches falls back to the string reading)."""
+    found, schema = parameter_schema(parameters, key)
+    if not found:
+        return _UNTYPED
+    try:
+        types = allowed_types(schema)
+    except (TypeError, ValueError, AttributeError, RecursionError):
+        return _TYPED
+    if types == _ONLY_STRING:  # an enum or a const does not change it: a text not a member is kept as the string
+        return _STRING
+    return _TYPED
+
+
+_ONLY_STRING = frozenset({"string"})
 
 
 class ArgumentSchemas:
@@ -199,13 +223,13 @@ class ArgumentSchemas:
     (True, False, True)
     """
 
-    __slots__ = ("checked", "declared", "tools", "untyped")
+    __slots__ = ("checked", "declared", "kinds", "tools")
 
     def __init__(self, tools: Sequence[Any] | None) -> None:
         self.tools = tools
         self.declared = declared_parameters(tools)
-        #: ``(name, key)`` -> whether no schema as given reads that argument (the first look, once per pair)
-        self.untyped: dict[tuple[Any, str], bool] = {}
+        #: ``(name, key)`` -> how the schema as given reads that argument (``_kind``; the first look, once per pair)
+        self.kinds: dict[tuple[Any, str], str] = {}
         #: ``argument_schemas(tools)``, computed the first time a value needs it
         self.checked: dict[str, Any] | None = None
 
@@ -221,10 +245,14 @@ class ArgumentSchemas:
         """``value_reads_back(value, text, self.parameters(name), key)``, the schemas checked only when the
         readings with and without the given schema differ."""
         given = self.declared.get(name) if isinstance(name, str) else None
-        untyped = self.untyped.get((name, key)) if given is not None else True
-        if untyped is None:
-            untyped = self.untyped[name, key] = not parameter_schema(given, key)[0]
-        if untyped:  # no reading by a schema, valid or not
+        kind = self.kinds.get((name, key)) if given is not None else _UNTYPED
+        if kind is None:
+            kind = self.kinds[name, key] = _kind(given, key)
+        if kind is _STRING and type(value) is str and text == value and schemaless_string(value):
+            # a schema allowing strings only reads the text as itself, and so does the reading
+            # without a schema: both readings a parse could make give the value
+            return True
+        if kind is _UNTYPED:  # no reading by a schema, valid or not
             if type(value) is str and schemaless_string(value):
                 return True  # its text is itself, which reads back as the string it is
             if type(value) is int and -(2**63) <= value < 2**63:
