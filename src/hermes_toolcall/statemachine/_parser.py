@@ -79,14 +79,22 @@ _EOF = Marker.EOF.value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One move of a place (``_table.moves``), joined once with the place it enters (None: it stays)."""
+
+    move: Move
+    to: Place | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Place:
-    """What entering one state key means to the loop: its state and moves, and its reader (a text
-    state's, made once; None for a block or a held bare function, whose reader is made at each entry)
-    or what a block's readers are made from (the block's scanners, whether it is a call, the body
-    readers tried at its first character)."""
+    """What entering one state key means to the loop: its state and moves (``steps``: per marker, its
+    move and the place it enters), and its reader (a text state's, made once; None for a block or a
+    held bare function, whose reader is made at each entry) or what a block's readers are made from
+    (the block's scanners, whether it is a call, the body readers tried at its first character)."""
 
     state: State
-    moves: dict[str, Move]
+    steps: dict[str, Step]
     reader: Reader | None
     guard: Callable[[str, int, int], Value | None] | None  # the reader's ``guard``, bound once
     block: BlockScan | None
@@ -109,6 +117,7 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
     blocks = block_scans()
     plain = readers.bodies["plain"]
     out: dict[ScanKey, Place] = {}
+    steps: dict[ScanKey, dict[str, Step]] = {key: {} for key, _, _ in state_keys(config.kinds)}
     for key, state, reasoning in state_keys(config.kinds):
         reader: Reader | None = None
         block = blocks.get(state)
@@ -127,7 +136,7 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
         bodies = (*readers.bodies[body_kind], *plain) if state in JSON_BLOCKS else plain
         out[key] = Place(
             state=state,
-            moves=table[key],
+            steps=steps[key],
             reader=reader,
             guard=None if reader is None else reader.guard,
             block=block,
@@ -136,6 +145,9 @@ def places(config: Config, readers: Readers, body_kind: str = "json") -> dict[Sc
             watch=tags.CLOSE[reasoning] if state is State.HELD and reasoning is not None else None,
             held=state in (State.HELD, State.HELD_AFTER),
         )
+    for key, row in table.items():  # each move with the place it enters, found once
+        for literal, move in row.items():
+            steps[key][literal] = Step(move=move, to=None if move.next is None else out[move.next])
     return out
 
 
@@ -181,13 +193,13 @@ class StreamParser:
         "_closed",
         "_guard",
         "_head",
-        "_moves",
         "_opener",
         "_places",
         "_reader",
         "_retain",
         "_sink",
         "_state",
+        "_steps",
         "_take",
         "closing_events",
         "forget_lines_at",
@@ -199,7 +211,7 @@ class StreamParser:
     _head: str  # the first characters, held while they may be the repeated opener of the block
     _opener: str  # that opener (starts_in_reasoning), else ""
     _state: State
-    _moves: dict[str, Move]
+    _steps: dict[str, Step]
     _reader: Reader
     _guard: Callable[[str, int, int], Value | None]  # the current reader's ``guard``, bound once per reader
     _sink: Callable[[str, int], list[Event]]  # the current element's ``add``
@@ -261,7 +273,7 @@ class StreamParser:
             self._opener = tags.OPEN[start_kind]
             self._take = self._gated
         self._checked = CheckedMachine(config, key_state(initial)) if checked_mode() else None
-        self._enter(initial)
+        self._enter(self._places[initial])
 
     @property
     def state(self) -> State:
@@ -319,8 +331,8 @@ class StreamParser:
             if j > i:
                 events += self._sink(data[i:j], pos + i)
             i = j
-            if op == MARK:
-                events += self._move(self._moves[arg], arg, pos + j)
+            if op == MARK:  # (the values in the order of how often they come)
+                events += self._move(self._steps[arg], arg, pos + j)
                 i = j + len(arg)
             elif op == HOLD:
                 self._buf.hold(data[j:])
@@ -328,20 +340,20 @@ class StreamParser:
             elif op == DEFER:
                 self._buf.defer(data[j:], arg)
                 return
-            elif op == CUT:
-                events += self._move(self._moves[_CUT], "", pos + j)
-            elif op == NAME:
-                events += self._asm.announce(arg)
-            elif op == ARGS:
-                self._asm.arguments(arg)
-            elif op == DELTA:
-                events += self._asm.delta(arg)
             elif op == BODY:
                 self._reader = arg
                 self._guard = arg.guard
+            elif op == NAME:
+                events += self._asm.announce(arg)
+            elif op == DELTA:
+                events += self._asm.delta(arg)
+            elif op == ARGS:
+                self._asm.arguments(arg)
+            elif op == CUT:
+                events += self._move(self._steps[_CUT], "", pos + j)
             elif op == AGAIN:  # a held state decided: its move, then its held text is read again
                 marker, tag, at, again = arg
-                events += self._move(self._moves[marker], tag, at)
+                events += self._move(self._steps[marker], tag, at)
                 if again:
                     data = again + data[i:]
                     pos += i - len(again)
@@ -351,47 +363,52 @@ class StreamParser:
                 return
             value = None if final else self._guard(data, i, pos)
 
-    def _move(self, move: Move, tag: str, at: int) -> list[Event]:
-        """Make ``move`` for the marker ``tag`` at ``at``: the assembler's action, then the next state."""
+    def _move(self, step: Step, tag: str, at: int) -> list[Event]:
+        """Make ``step`` for the marker ``tag`` at ``at``: the assembler's action, then the next place."""
+        move = step.move
         if move.action is _READ_ROLE:  # the role's row decides
-            move = self._moves[self._asm.role()]
+            step = self._steps[self._asm.role()]
+            move = step.move
         events = self._acts[move.act](tag, at)
-        if move.keep:  # no move: the marker is text of the state
+        to = step.to
+        if to is None:  # no move: the marker is text of the state
             events += self._sink(tag, at)
             return events
         if self._checked is not None:
             assert move.state is not None
             self._checked.move(self._state, move.marker, move.state)
-        assert move.next is not None
-        self._enter(move.next)
+        self._enter(to)
         if not self._retain:
             self._buf.forget_lines(self._asm.oldest_open(at), self.forget_lines_at)
         return events
 
-    def _enter(self, key: ScanKey) -> None:
-        """Be in state ``key``: its moves, its reader (a new one for a block), its element's text sink."""
-        place = self._places[key]
+    def _enter(self, place: Place) -> None:
+        """Be in ``place``: its state and moves, its reader (a new one for a block), its element's text sink."""
         self._state = place.state
-        self._moves = place.moves
-        block = place.block
-        reader: Reader
-        if place.reader is not None:
-            assert place.guard is not None
-            reader = place.reader
-        elif block is None:  # a held bare function
-            reader = self.readers.bare(self.options.max_block_chars, self._asm.schemas)
-        else:
-            limit = self._asm.block_limit()
-            args = self.stream_arguments
-            tools = self._asm.schemas
-            reader = self.readers.block(block, limit, place.call, args, place.bodies, tools)
-            if place.watch is not None:  # a block held in reasoning
-                reader = self.readers.watch(reader, place.watch)
+        self._steps = place.steps
+        self._sink = self._asm.element.add
+        reader = place.reader
+        if reader is not None and not place.held:  # a text state's reader, made once
+            self._reader = reader
+            self._guard = place.guard  # type: ignore[assignment]
+            return
+        if reader is None:
+            reader = self._new_reader(place)
         if place.held:  # held in reasoning: the run's bound (HT242)
             reader = self.readers.bound(reader, self._asm.held_bound())
         self._reader = reader
         self._guard = reader.guard
-        self._sink = self._asm.element.add
+
+    def _new_reader(self, place: Place) -> Reader:
+        """The reader made at each entry of ``place``: a block's, or a held bare function's."""
+        block = place.block
+        if block is None:  # a held bare function
+            return self.readers.bare(self.options.max_block_chars, self._asm.schemas)
+        limit = self._asm.block_limit()
+        reader = self.readers.block(block, limit, place.call, self.stream_arguments, place.bodies, self._asm.schemas)
+        if place.watch is not None:  # a block held in reasoning
+            return self.readers.watch(reader, place.watch)
+        return reader
 
     def close(self) -> list[Event]:
         """Signal the end of the input: flush the held tail, close open blocks and turns.
@@ -417,7 +434,7 @@ class StreamParser:
         data = buf.unread("")
         if data or self._reader.decides_at_end:
             self._run(data, buf.pos, None, True, events)
-        events += self._move(self._moves[_EOF], "", buf.total)
+        events += self._move(self._steps[_EOF], "", buf.total)
         self._closed = True
         self._take = self._gated
         self.closing_events = events
@@ -452,11 +469,11 @@ class StreamParser:
         if head.startswith(self._opener):
             if self._checked is not None:
                 self._checked.enter(State.ASSISTANT)
-            self._enter(State.ASSISTANT)
+            self._enter(self._places[State.ASSISTANT])
             return self.feed(head)
         kind = self._opener[1:-1]
         opening = self._asm.start_reasoning(tags.canonical_kinds([kind])[0])  # type: ignore[list-item]
-        self._enter(f"{State.REASONING.value}:{kind}")
+        self._enter(self._places[f"{State.REASONING.value}:{kind}"])
         return opening + self.feed(head) if head else opening
 
     def result(self) -> Completion | Transcript:

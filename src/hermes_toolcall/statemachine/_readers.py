@@ -393,20 +393,21 @@ class JsonBody(BodyReader):
     def guard(self, data: str, i: int, pos: int) -> Value | None:
         if pos + len(data) > self.limit or pos + i < self.read_to:
             return None
+        if self.phase == PHASE_MIN:  # (never inside the streamed arguments: they are PHASE_ARGS)
+            p = data.find("<", i)
+            if p < 0:  # only the block's end is looked for: the text waits, as will the next chunks
+                return (i, DEFER, self.limit)
+            if data[p:] in self.scans.plain.held.prefixes:
+                # the run ends with what may become the block's end (or a control token): all of it waits,
+                # to be read in one step with the chunk that decides it
+                return (i, DEFER, -1)
+            return None
         chunk = data[i:] if i else data
         if self.in_args and self.depth >= 2 and self.bulk_arguments:
             if "<" in chunk:
                 return None
             if "\\" not in chunk and self._arguments_run(chunk):
                 return REST
-        elif self.phase == PHASE_MIN:
-            if "<" not in chunk:  # only the block's end is looked for: the text waits, as will the next chunks
-                return (i, DEFER, self.limit)
-            if data[data.find("<", i) :] in self.scans.plain.held.prefixes:
-                # the run ends with what may become the block's end (or a control token): all of it waits,
-                # to be read in one step with the chunk that decides it
-                return (i, DEFER, -1)
-            return None
         elif self.depth == 0 and self.read_to < 0:  # the body's first character, its name looked for
             return self._usual_start(data, i, pos)
         elif "<" in chunk:
