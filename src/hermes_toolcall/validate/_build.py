@@ -34,6 +34,7 @@ from ..tags import (
     USER,
 )
 from ._engines import parse_completion, parse_transcript, without_unknown_tool
+from ._forged import forged_findings
 from ._view import (
     Finding,
     Piece,
@@ -106,7 +107,7 @@ def _message_from_parts(
             pieces.append(new_piece("reasoning", p.text, source, base, True))
             order.append("reasoning")
         elif isinstance(p, ToolCall):
-            string_form = any(s0 <= s.start < e0 for s in stringified)
+            string_form = bool(stringified) and any(s0 <= s.start < e0 for s in stringified)
             encoding: Literal["object", "string"] = "string" if string_form else "object"
             json_base = s0 - shift + _CALL_OPEN
             calls.append(
@@ -129,8 +130,9 @@ def _message_from_parts(
 
 
 def _diag_findings(diagnostics: Sequence[Diagnostic], source: Source, shift: int) -> list[Finding]:
-    from ._forged import forged_findings  # HT505-HT507: what an HT006 tail would forge (issue 12)
-
+    if not diagnostics:  # most parsed strings
+        return []
+    # HT505-HT507: what an HT006 tail would forge (issue 12)
     forged = [f for d in diagnostics if d.code == "HT006" for f in forged_findings(d, source, shift)]
     return _shifted(diagnostics, source, shift) + forged
 
