@@ -235,8 +235,9 @@ def test_remembered_system_turns_are_bounded() -> None:
     build._SYSTEM_VIEWS.clear()
     for k in range(build._SYSTEM_VIEWS_MAX + 5):
         build._system_from_wire(f"<tools>\n[]\n</tools> {k}", ("conversations", 0, "value"), "hermes", [], None)
-    assert len(build._SYSTEM_VIEWS) == build._SYSTEM_VIEWS_MAX
-    assert ("<tools>\n[]\n</tools> 0", ("conversations", 0, "value"), "hermes") not in build._SYSTEM_VIEWS
+    assert 0 < len(build._SYSTEM_VIEWS) <= build._SYSTEM_VIEWS_MAX
+    last = f"<tools>\n[]\n</tools> {build._SYSTEM_VIEWS_MAX + 4}"
+    assert (last, ("conversations", 0, "value"), "hermes") in build._SYSTEM_VIEWS
 
 
 def test_runner_result_built_positionally_is_the_dataclass_value() -> None:

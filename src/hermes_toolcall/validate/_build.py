@@ -375,7 +375,7 @@ _SYSTEM_VIEWS_MAX = 64
 def _system_from_wire(
     text: str, path: JsonPath, dialect: str, findings: list[Finding], tools: Sequence[Any] | None
 ) -> tuple[VMessage, list[Any]]:
-    """``_from_wire`` of a system turn, remembered for the last ``_SYSTEM_VIEWS_MAX`` distinct texts.
+    """``_from_wire`` of a system turn, remembered for up to ``_SYSTEM_VIEWS_MAX`` distinct texts.
 
     A dataset's system prompt (its ``<tools>`` block: the longest text of a small record) repeats from
     record to record; its view (the message, its findings, the tools it declares) depends only on the
@@ -394,7 +394,7 @@ def _system_from_wire(
     mark = len(findings)
     message, found = _from_wire(SYSTEM, text, path, dialect, findings, tools)
     if len(_SYSTEM_VIEWS) >= _SYSTEM_VIEWS_MAX:
-        del _SYSTEM_VIEWS[next(iter(_SYSTEM_VIEWS))]  # the oldest out
+        _SYSTEM_VIEWS.clear()  # full: start again (one call, safe when threads share the table)
     _SYSTEM_VIEWS[key] = (typing, message, tuple(findings[mark:]), tuple(found))
     return message, found
 
