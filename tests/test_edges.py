@@ -240,7 +240,7 @@ def test_chunker_default_is_not_eager_and_rejects_wrong_arguments() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from hermes_toolcall._events import TurnEnd  # noqa: E402
+from hermes_toolcall._events import ReasoningDelta, ReasoningEnd, ReasoningStart, TurnEnd  # noqa: E402
 from hermes_toolcall.testing import adversarial_texts, chunkings  # noqa: E402
 from hypothesis_stats import count, examples  # noqa: E402
 
@@ -258,12 +258,38 @@ def _events(chunks: Any, forget_at: int = 0, **options: Any) -> list[Any]:
 
 
 def _without_turn_parts(events: list[Any]) -> list[Any]:
+    """The events less what ``retain=False`` does not keep: a ``TurnEnd``'s parts, and a ``ReasoningEnd``
+    part's text (as a tuple of the part's other fields), which went out as ``ReasoningDelta`` events."""
     import dataclasses
 
-    return [
-        dataclasses.replace(e, turn=dataclasses.replace(e.turn, parts=())) if isinstance(e, TurnEnd) else e
-        for e in events
-    ]
+    def lean(e: Any) -> Any:
+        if isinstance(e, TurnEnd):
+            return dataclasses.replace(e, turn=dataclasses.replace(e.turn, parts=()))
+        if isinstance(e, ReasoningEnd):
+            p = e.part
+            return (e.kind, e.closed, None if p is None else (p.kind, p.span, p.opened, p.closed))
+        return e
+
+    return [lean(e) for e in events]
+
+
+def _reasoning_texts(events: list[Any]) -> list[str | None]:
+    """Each ``ReasoningEnd`` part's text (None: no part) as the ``ReasoningDelta`` events since its
+    ``ReasoningStart`` give it (a retaining parser's part holds exactly that text: checked with it)."""
+    out: list[str | None] = []
+    pieces: list[str] = []
+    for e in events:
+        if isinstance(e, ReasoningStart):
+            pieces = []
+        elif isinstance(e, ReasoningDelta):
+            pieces.append(e.text)
+        elif isinstance(e, ReasoningEnd):
+            out.append(None if e.part is None else "".join(pieces))
+    return out
+
+
+def _part_texts(events: list[Any]) -> list[str | None]:
+    return [None if e.part is None else e.part.text for e in events if isinstance(e, ReasoningEnd)]
 
 
 @settings(max_examples=examples(200))
@@ -274,6 +300,9 @@ def test_retain_false_gives_the_same_events(data: st.DataObject, text: str, leve
     kept = _events(chunks, level=level, strict=strict, stream_arguments=True)
     lean = _events(chunks, level=level, strict=strict, stream_arguments=True, retain=False, forget_at=2)
     assert _without_turn_parts(lean) == _without_turn_parts(kept)
+    # the reasoning a lean parser does not keep went out whole as deltas: its parts' text is empty
+    assert _reasoning_texts(lean) == _part_texts(kept)
+    assert all(t in (None, "") for t in _part_texts(lean))
     count("stream: retain=False gives the same events")
 
 
@@ -296,8 +325,41 @@ def test_retain_false_gives_the_same_events_under_a_tools_policy(
         "undeclared": undeclared,
         "stream_arguments": stream_arguments,
     }
-    assert _events(chunks, retain=False, forget_at=2, **options) == _events(chunks, **options)
+    lean, kept = _events(chunks, retain=False, forget_at=2, **options), _events(chunks, **options)
+    assert _without_turn_parts(lean) == _without_turn_parts(kept) and _reasoning_texts(lean) == _part_texts(kept)
     count("stream: retain=False gives the same events under a tools policy")
+
+
+def test_regression_retain_false_keeps_no_text_of_a_reasoning_block_never_closed() -> None:
+    """Regression (smallfix 2): ``StreamParser(retain=False)`` kept the whole text of an open reasoning
+    segment until it ended, for its ``ReasoningEnd`` part (5 MB never-closed ``<think>`` fed in 4 KB chunks:
+    peak 10.6 MB; now 0.01 MB). Its text goes out as deltas only; the part keeps its span, kind and
+    opened/closed, with an empty text. With line ends, what remains is the line table of the open element
+    (docs/statemachine.md, "Memory"): the same as for plain text of that length."""
+    import tracemalloc
+
+    def peak(text: str, **options: Any) -> tuple[int, list[Any]]:
+        tracemalloc.start()
+        p = StreamParser(retain=False, ids=ht.sequential_ids(), **options)
+        ends = [e for i in range(0, len(text), 4096) for e in p.feed(text[i : i + 4096]) if isinstance(e, ReasoningEnd)]
+        ends += [e for e in p.close() if isinstance(e, ReasoningEnd)]
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return top, ends
+
+    size = 5 << 20
+    words = ("plan the next step " * (size // 19 + 1))[:size]
+    peak("<think>x", level="completion")  # warm-up: one-off global allocations fall here
+    for level, head in (("completion", ""), ("transcript", "<|im_start|>assistant\n")):
+        for tag, close in (("<think>", ""), ("<scratch_pad>", ""), ("<think>", "</think>\nhi")):
+            top, (end,) = peak(head + tag + words + close, level=level)
+            assert top < 1_000_000, (level, tag, close, top)  # was 2x the text: 10.6 MB
+            assert end.part is not None and end.part.text == "" and end.closed == bool(close)
+            assert (end.part.span.start, end.part.span.end) == (len(head), len(head + tag + words) + len(close[:8]))
+    lines = ("plan the next step\n" * (size // 19 + 1))[:size]
+    with_lines, _ = peak("<think>" + lines)
+    plain, _ = peak(lines)
+    assert with_lines < 1.1 * plain + 100_000, (with_lines, plain)  # reasoning adds nothing to the line table
 
 
 def test_retain_false_result_is_a_usage_error() -> None:

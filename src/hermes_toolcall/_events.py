@@ -103,7 +103,11 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReasoningEnd:
-    """A reasoning segment ended; ``part`` is the segment, or None when it gives no part (empty, untagged)."""
+    """A reasoning segment ended; ``part`` is the segment, or None when it gives no part (empty, untagged).
+
+    From ``StreamParser(retain=False)`` the part's ``text`` is empty: the text went out as the
+    ``ReasoningDelta`` events since its ``ReasoningStart``, and is not kept.
+    """
 
     kind: ReasoningKind
     closed: bool

@@ -126,6 +126,23 @@ class Segment:
         return [new_reasoning_delta(self.kind, text)]
 
 
+class LeanSegment(Segment):
+    """A reasoning segment of a parser that keeps no text (``retain=False``): its text goes out as
+    deltas only, and ``seen`` says whether there was any (its part, at the end, has an empty ``text``)."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self, kind: ReasoningKind, start: int, *, opened: bool) -> None:
+        super().__init__(kind, start, opened=opened)
+        self.seen = False
+
+    def add(self, text: str, at: int) -> list[Event]:
+        """Reasoning text, not kept."""
+        if text:
+            self.seen = True
+        return [new_reasoning_delta(self.kind, text)]
+
+
 class Gap:
     """Text between turns (kept until the gap ends; no event before)."""
 
@@ -620,12 +637,12 @@ class Assembler:
         """A reasoning opener in a body: the text run ends, a segment starts."""
         self._flush()
         kind = _KIND_OF_OPENER[tag]
-        self.element = Segment(kind, at, opened=True)
+        self.element = self._segment(kind, at, opened=True)
         return [new_reasoning_start(kind, True)]
 
     def start_reasoning(self, kind: ReasoningKind) -> list[Event]:
         """A completion that begins inside reasoning (the prompt opened it): a segment without an opener."""
-        self.element = Segment(kind, 0, opened=False)
+        self.element = self._segment(kind, 0, opened=False)
         return [new_reasoning_start(kind, False)]
 
     def close_reasoning(self, tag: str, at: int) -> list[Event]:
@@ -634,12 +651,16 @@ class Assembler:
         self.element = Run([] if self.retain else SINK)
         return events
 
+    def _segment(self, kind: ReasoningKind, start: int, *, opened: bool) -> Segment:
+        """A new reasoning segment: one that keeps its text, or (``retain=False``) one that does not."""
+        return Segment(kind, start, opened=opened) if self.retain else LeanSegment(kind, start, opened=opened)
+
     def _end_segment(self, end: int, *, closed: bool) -> list[Event]:
         seg = self.element
         assert isinstance(seg, Segment)
-        text = "".join(seg.pieces)
+        text = "".join(seg.pieces)  # "" for a LeanSegment: its text went out as deltas
         part = None
-        if text or seg.opened or closed:
+        if text or seg.opened or closed or (isinstance(seg, LeanSegment) and seg.seen):
             part = new_reasoning(seg.kind, text, seg.start, end, self.span(seg.start, end), seg.opened, closed)
             self.parts.append(part)
         return [new_reasoning_end(seg.kind, closed, part)]
@@ -925,7 +946,7 @@ class Assembler:
             self.parts.append(part)
         self.diags.extend(diags)
         if block.reasoning is not None:
-            self.element = Segment(block.reasoning, end, opened=False)
+            self.element = self._segment(block.reasoning, end, opened=False)
             events.append(new_reasoning_start(block.reasoning, False))
         elif rejoin is not None:
             self._rejoin(block.start, rejoin)

@@ -4,8 +4,9 @@ With ``retain=True`` (the default) the parser keeps everything ``result()`` need
 (``Completion.source`` / ``Transcript.source``), every part, turn and diagnostic, and the line table
 of the input, so its memory grows with the stream (about 3-15x the input's size, docs/performance.md).
 With ``retain=False`` it keeps only what the next events need: the unread tail (a possible partial
-marker), the text of the block currently open (at most ``max_block_chars``), the open reasoning
-segment, gap or role header, and the line starts from the oldest open element on.
+marker), the text of the block currently open (at most ``max_block_chars``), the open gap or role
+header, and the line starts from the oldest open element on (a reasoning segment's text goes out as
+deltas and is not kept).
 
 ``StreamParser`` is the loop of the engine (docs/statemachine.md): the input buffer
 (``_buffer.InputBuffer``) takes each chunk and gives the unread data; the reader of the current state
@@ -165,10 +166,11 @@ class StreamParser:
             will be dropped or become text is never announced: no ``ToolCallStart``) and
             ``coerce_arguments``. Not together with ``options``.
         retain: keep the input and the folded values for ``result()`` (the default). ``False``: events
-            only, memory bounded by ``max_block_chars`` plus the held-back tail (and the longest open
-            reasoning segment, gap or header) whatever the stream's length; ``result()`` then raises
-            ``UsageError``, ``TurnEnd.turn`` has no parts (they went out as events), and in strict mode
-            only the error diagnostics are kept (for ``close()``).
+            only, memory bounded by ``max_block_chars`` plus the held-back tail (and the longest open gap
+            or header, and the line starts of the oldest open element) whatever the stream's length;
+            ``result()`` then raises ``UsageError``, ``TurnEnd.turn`` has no parts and a ``ReasoningEnd``
+            part an empty ``text`` (they went out as events), and in strict mode only the error
+            diagnostics are kept (for ``close()``).
 
 
     Raises:
