@@ -4,7 +4,7 @@
     $VENVS/sglang-0.5.23/bin/python bench/serving.py    # SGLang section (hermes, qwen25, plugin)
     ... bench/serving.py --quick                         # 1 KB / 10 KB only
     ... bench/serving.py --budget 600                    # let slow parsers run longer before projecting
-    ... bench/serving.py --only engine --only plugin     # only the rows whose label holds one of these
+    ... bench/serving.py --only engine --only plugin     # only the rows (and --before pairs) whose label holds one
     ... bench/serving.py --pairs 9                       # then the goals' ratios from 9 alternated run pairs
 
 (``VENVS`` is ``$HERMES_TOOLCALL_VENV_CACHE``, built by ``.ci/heavy-venvs.sh``; this checkout's ``src/``
@@ -36,7 +36,8 @@ engine-based ``qwen3_coder`` reads its tags by id), through vLLM's ``qwen3_coder
 ``qwen3_xml``) or SGLang's ``qwen3_coder`` detector and the plugin's ``hermes_toolcall_qwen3_coder``, with
 argument deltas (like for like: both peers stream arguments) and with whole calls; ``--pairs N`` adds the
 alternated ratios at 10 KB and 100 KB (the goal: the plugin at least 10x faster than vLLM's ``qwen3_coder``);
-``--before REV`` adds the engine alone on the XML call (``qwen3-coder``, ``XML_TOOLS``), this tree's against REV's.
+``--before REV`` adds the engine alone on the XML call (``qwen3-coder``, ``XML_TOOLS``), this tree's against REV's
+(no server needed; ``--only`` chooses among these pairs as among the rows).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):  # run as a script: bench/xml.py would
     sys.path.append(sys.path.pop(0))  # shadow the standard ``xml`` (transformers imports it); bench/ comes last
@@ -143,6 +144,7 @@ def token_deltas(text: str, per: int = DELTA) -> list[tuple[str, list[int]]]:
 
 
 Runner = Callable[[list[str]], int]  # feeds the deltas, returns the number of calls the client got
+Row = TypeVar("Row", bound=tuple[Any, ...])  # a table row (label, runner) or a pair (label, baseline, parser)
 
 #: the clock of every figure: CPU time of this process (``--clock perf``: wall time)
 CLOCK: list[Callable[[], float]] = [time.process_time]
@@ -457,6 +459,17 @@ def print_table(
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
 
 
+def chosen(rows: list[Row], only: list[str]) -> list[Row]:
+    """The rows (or ``--before`` pairs) whose label holds one of ``only`` (``--only``); all without it.
+
+    >>> [label for label, *_ in chosen([("engine, default", 1), ("XML engine, default", 2)], ["XML"])]
+    ['XML engine, default']
+    """
+    if not only:
+        return rows
+    return [row for row in rows if any(part in row[0] for part in only)]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 KB and 10 KB only, no 1 MB row")
@@ -517,14 +530,13 @@ def main() -> None:
         ]
     except ImportError:
         pass
-    if args.only:
-        rows = [(label, run) for label, run in rows if any(part in label for part in args.only)]
-        xml_rows = [(label, run) for label, run in xml_rows if any(part in label for part in args.only)]
+    rows, xml_rows = chosen(rows, args.only), chosen(xml_rows, args.only)
     inputs = [(f"{s // 1000} KB", deltas(one_call(s))) for s in sizes]
     if not args.quick:
         inputs.append(("1 MB, µs/delta", deltas(many_calls(1_000_000))))
     if rows:
         print_table(rows, inputs, [*sizes, 1_000_000], args)
+    xml_inputs: list[tuple[str, list[Any]]] = []
     if xml_rows:
         print(f"\nXML bodies (issue 29): one Qwen3-Coder call (bench/serving.py xml_call), {DELTA}-token deltas\n")
         xml_inputs = [(f"{s // 1000} KB", token_deltas(xml_call(s))) for s in sizes]
@@ -533,19 +545,21 @@ def main() -> None:
         from stream import load_revision
 
         old = load_revision(args.before)
-        before_after = [
+        before_after = chosen([
             (f"engine, {label}: after / before", engine(sa), engine(sa, old.StreamParser, old.OpenAIChunker))
             for label, sa in (("default", False), ("stream_arguments=True", True))
-        ]
+        ], args.only)
         title = f"This tree against {args.before} (ratio: this tree's time / the revision's)"
         paired(title, before_after, inputs, args.repeat)
-        if xml_rows:  # the same for the XML call (qwen3-coder, XML_TOOLS), on its token deltas
-            xml_before_after = [
-                (f"XML engine, {label}: after / before", engine(sa, xml=True),
-                 engine(sa, old.StreamParser, old.OpenAIChunker, xml=True))
-                for label, sa in (("default", False), ("stream_arguments=True", True))
-            ]
-            paired(title + ", XML bodies", xml_before_after, xml_inputs, args.repeat)
+        # the same for the XML call (qwen3-coder, XML_TOOLS), on its token deltas (the engine alone: no server)
+        xml_before_after = chosen([
+            (f"XML engine, {label}: after / before", engine(sa, xml=True),
+             engine(sa, old.StreamParser, old.OpenAIChunker, xml=True))
+            for label, sa in (("default", False), ("stream_arguments=True", True))
+        ], args.only)
+        if xml_before_after and not xml_inputs:
+            xml_inputs = [(f"{s // 1000} KB", token_deltas(xml_call(s))) for s in sizes]
+        paired(title + ", XML bodies", xml_before_after, xml_inputs, args.repeat)
     if args.pairs:
         goals = [(name, pieces) for name, pieces in inputs if name.startswith(("10 KB", "100 KB", "1 MB"))]
         pairs: list[tuple[str, Runner, Runner]] = []
