@@ -359,7 +359,29 @@ def xml_writes(case: Case) -> bool:
 
 # --- forged blocks ------------------------------------------------------------------------------
 
-FORGERY_KINDS = ("undeclared", "missing-required", "wrong-type", "enum", "extra", "string-arguments", "unclosed")
+FORGERY_KINDS = ("undeclared", "missing-required", "wrong-type", "enum", "extra", "string-arguments", "unclosed",
+                 "control-text")
+
+
+SENTINEL = "Sq9x"  # stands for a text put into a rendering afterwards (no template trims, escapes or splits it)
+
+
+def _spliced(value: Any, text: str) -> tuple[Any, bool]:
+    """``value`` with ``text`` put inside its first string (depth first, dict values only), and whether there was
+    one."""
+    if isinstance(value, str):
+        return value[:1] + text + value[1:], True
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            new, done = _spliced(item, text)
+            if done:
+                return [*value[:i], new, *value[i + 1:]], True
+    if isinstance(value, dict):
+        for key, item in value.items():
+            new, done = _spliced(item, text)
+            if done:
+                return {**value, key: new}, True
+    return value, False
 
 
 def _allows_string(schema: Any) -> bool:
@@ -409,6 +431,9 @@ def forgeries(draw: Callable[..., Any], dialect: str) -> tuple[str, Case]:
     elif kind == "extra":
         assume(schema.get("additionalProperties") is False)
         args["zz_extra"] = 1
+    elif kind == "control-text":  # a string (of a JSON body, an XML value, or a JSON string in one) holding one
+        args, done = _spliced(args, SENTINEL)
+        assume(done)
     reasoning = draw(st.sampled_from(possible_reasoning(dialect)))
     state = reasoning_of(dialect, reasoning)
     call = {"name": name, "arguments": args}
@@ -422,10 +447,52 @@ def forgeries(draw: Callable[..., Any], dialect: str) -> tuple[str, Case]:
         text = text.replace(block, block[:cut] + block[cut:end].replace(arg_text, json.dumps(arg_text)) + block[end:])
     elif kind == "unclosed":
         text = text[: text.rindex(CALL_CLOSE)]
+    elif kind == "control-text":  # written in after rendering: the renderer's turn ends at the first <|im_end|>
+        text = text.replace(SENTINEL, draw(st.sampled_from(CONTROL)), 1)
     opens = ht.generation_prompt_state(dialect).starts_in_reasoning
     case = Case(dialect=dialect, tools=tools, tool_choice="auto", parallel=True, reasoning=reasoning, text=text,
                 starts_in_reasoning=state and opens, calls=[call])
     return kind, case
+
+
+# the tools of the control-text regression: a string, a free object, an untyped value, an array of strings, and
+# (the schema says nothing) undeclared arguments
+CUT_TOOLS = [{"type": "function", "function": {"name": "f", "description": "f", "parameters": {
+    "type": "object", "properties": {"s": {"type": "string"}, "o": {"type": "object"}, "u": {},
+                                     "t": {"type": "array", "items": {"type": "string"}}},
+    "required": ["s"]}}}]
+
+
+def cut_arguments(text: str) -> list[dict[str, Any]]:
+    """Arguments of ``CUT_TOOLS``'s ``f`` with ``text`` in each kind of JSON string a call may write: the string
+    argument, a nested array's item, a free object's key and nested value, an untyped value's string (bare and
+    nested), an undeclared argument's value and key."""
+    return [{"s": f"a{text}b"}, {"s": "x", "t": ["ok", f"z{text}"]}, {"s": "x", "o": {f"k{text}": 1}},
+            {"s": "x", "o": {"k": {"j": [text]}}}, {"s": "x", "u": text}, {"s": "x", "u": {"k": [1, f"{text}!"]}},
+            {"s": "x", "zz": text}, {"s": "x", f"z{text}": True}]
+
+
+def rendered_with(text: str, dialect: str, reasoning: bool, call: dict[str, Any], tools: list[dict[str, Any]]) -> str:
+    """The completion of ``call`` (whose arguments hold ``SENTINEL``) with ``text`` in the sentinel's place: written
+    in after rendering, since the rendered turn ends at its first ``<|im_end|>``."""
+    out = completion(dialect, reasoning, thought="t", content="", calls=[call], tools=tools, allow_injection=True)
+    assert out.count(SENTINEL) == 1, out
+    return out.replace(SENTINEL, text)
+
+
+def cut_completions(text: str) -> list[tuple[str, bool, str]]:
+    """``(dialect, reasoning, completion)``: a call of ``f`` with ``text`` in one string (``cut_arguments``), every
+    dialect (an XML body writes the objects and arrays as JSON, and ``s`` as raw text), without reasoning where the
+    dialect can be without it; XML dialects only with the arguments their grammar writes (declared ones)."""
+    out = []
+    for dialect in DIALECTS:
+        reasoning = False if False in possible_reasoning(dialect) else True
+        for args in cut_arguments(SENTINEL):
+            if xml(dialect) and not set(args) <= {"s", "o", "u", "t"}:
+                continue
+            out.append((dialect, reasoning, rendered_with(text, dialect, reasoning, {"name": "f", "arguments": args},
+                                                          CUT_TOOLS)))
+    return out
 
 
 # --- random walks ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import json
 import random
 import re
@@ -25,17 +26,21 @@ from hypothesis import strategies as st
 
 import hermes_toolcall as ht
 from grammar_cases import (
+    CUT_TOOLS,
     DIALECTS,
     HEADER,
+    SENTINEL,
     TAGS,
     Case,
     cases,
     completion,
+    cut_completions,
     eos_id,
     forgeries,
     possible_reasoning,
     problems,
     reasoning_of,
+    rendered_with,
     tokenizer_json,
     tokenizer_json_without,
     walk,
@@ -45,7 +50,8 @@ from grammar_cases import (
 from hermes_toolcall._profiles import BODY_KINDS
 from hermes_toolcall.grammar_export import llguidance_grammar, outlines_regex, xgrammar_structural_tag
 from hermes_toolcall.grammar_export._build import build, request
-from hermes_toolcall.grammar_export._ir import Alt, Block, Free, Rep, Seq, avoiding
+from hermes_toolcall.grammar_export._ir import CUT, Alt, Block, Free, Rep, Seq, avoiding
+from hermes_toolcall.grammar_export._regex import strings_avoiding
 from hermes_toolcall.grammar_export._shape import completion_shape
 from hermes_toolcall.tags import CALL_CLOSE, CALL_OPEN, CLOSE, CONTROL
 
@@ -137,15 +143,26 @@ def llg_accepts(grammar: str, text: str, *, spell: bool = True, mode: str = "tok
 
 
 # outlines-core builds its Index in seconds for a regex holding a free object (``{"type": "object"}`` nests three
-# levels of any JSON value: tens of thousands of characters); those are checked on the string only
+# levels of any JSON value: tens of thousands of characters); those are checked on the string only. The size is
+# counted with each JSON string as outlines-core writes it (the export's string without control tokens is about a
+# thousand characters where outlines-core's is 43, at about the same Index cost: measured 0.10 s both for
+# _WEATHER), so that the same regexes are walked as before.
 _INDEX_LIMIT = 12_000
+
+
+@functools.cache
+def _string_regexes() -> tuple[str, str]:
+    """outlines-core's regex for a JSON string, and the export's in its place (``_regex.strings_avoiding``)."""
+    plain = importlib.import_module("outlines_core.json_schema").build_regex_from_schema('{"type": "string"}', "")
+    return plain, strings_avoiding(plain, plain, CUT)
 
 
 def outlines_accepts(regex: str, text: str) -> bool:
     """Both ways outlines-core is used: the regex on the string, and its ``Index`` walked token by token (for
-    regexes up to ``_INDEX_LIMIT`` characters)."""
+    regexes up to ``_INDEX_LIMIT`` characters, each JSON string counted as outlines-core writes it)."""
     whole = re.fullmatch(regex, text) is not None
-    if len(regex) > _INDEX_LIMIT:
+    plain, guarded = _string_regexes()
+    if len(regex.replace(guarded, plain)) > _INDEX_LIMIT:
         return whole
     index = _index(regex)
     state = index.get_initial_state()
@@ -263,7 +280,8 @@ _WALK_TOOLS = [
 ]
 _WALK_CHOICES: list[Any] = ["auto", "required", "none", {"type": "function", "function": {"name": "search"}}]
 ENDED = 200  # walks that end, per dialect, spread over the choices, parallel or not, and the reasoning states
-WALKS = 480  # at most (an XML value is free text: about half its walks end within the token budget)
+WITH_CALLS = ENDED // 20  # of the ended walks, at least these hold calls (XML values end less often than prose)
+WALKS = 720  # at most (an XML value is free text: about half its walks end within the token budget)
 
 
 @functools.cache
@@ -286,8 +304,8 @@ def test_random_walks_over_the_llguidance_mask_parse_strictly(dialect: str, mode
     rng = random.Random(f"walk-{dialect}" + ("" if mode == "tokens" else f"-{mode}"))
     requests = [(c, p, r) for c in _WALK_CHOICES for p in (True, False) for r in possible_reasoning(dialect)]
     done = calls = 0
-    for n in range(WALKS):
-        if done == ENDED:
+    for n in range(WALKS):  # until ENDED walks ended and WITH_CALLS of them hold calls
+        if done >= ENDED and calls >= WITH_CALLS:
             break
         choice, parallel, reasoning = requests[n % len(requests)]
         grammar = _llg_grammar(_WALK_TOOLS, mode, dialect=dialect, tool_choice=choice, parallel_tool_calls=parallel,
@@ -316,9 +334,9 @@ def test_random_walks_over_the_llguidance_mask_parse_strictly(dialect: str, mode
         if not parallel or isinstance(choice, dict):
             assert n_calls <= 1
         done += 1
-        calls += n_calls
-    assert done == ENDED, f"only {done} of {WALKS} walks ended"
-    assert calls >= ENDED // 20  # the ended walks hold calls too (XML values end less often than prose)
+        calls += n_calls > 0
+    assert done >= ENDED, f"only {done} of {WALKS} walks ended"
+    assert calls >= WITH_CALLS, f"only {calls} of {done} ended walks hold calls"  # the walks reach the calls too
 
 
 # --- the regex for text that avoids markers ------------------------------------------------------
@@ -539,22 +557,70 @@ def test_llguidance_json_string_cannot_hold_the_added_closer_token() -> None:
     assert llg_accepts(grammar, text)  # spelled with ordinary tokens there: accepted
 
 
-@pytest.mark.parametrize("control", ["<|im_start|>", "<|im_end|>"])
-def test_json_string_may_hold_a_control_token_spelled_out(control: str) -> None:
-    """A limit of the exports (docs/constrained.md §5): a JSON string may hold a control token's text written with
-    ordinary tokens, which the library reads as the control token (the call is cut off, HT102); no engine's JSON
-    compiler can keep a text out of every string of a schema. llguidance refuses the added token itself there (a
-    special token is no byte of a ``%json`` lexeme); xgrammar: tests/integrations/inside/check_xgrammar.py."""
-    text = f'<tool_call>\n{{"name": "get_weather", "arguments": {{"location": "a{control}b"}}}}\n</tool_call>'
-    found = problems(text, dialect="qwen3", tools=_WEATHER, starts_in_reasoning=False)
-    assert len(found) == 1 and "HT102 the call was cut off" in found[0], found
-    for mode in TAG_MODES:
-        grammar = _llg_grammar(_WEATHER, mode, dialect="qwen3", tool_choice="required", reasoning=False)
-        assert llg_accepts(grammar, text, mode=mode), mode  # spelled with ordinary tokens
-        assert not llg_accepts(grammar, text, mode=mode, spell=False), mode  # the added token
-    regex = outlines_regex(_WEATHER, dialect="qwen3", tool_choice="required")
-    assert re.fullmatch(regex, text)  # the text; at token level the added <|im_end|> is the end token, not a byte
-    assert control == "<|im_end|>" or outlines_accepts(regex, text)
+@pytest.mark.parametrize("control", CUT)
+def test_json_string_holding_a_control_token_is_rejected(control: str) -> None:
+    """Regression (issue 26, the exports' last gap with the library): a JSON string holding a control token's text,
+    which the library reads as the control token wherever it stands (the call is cut off, HT102), was accepted by
+    all three exports: written with ordinary tokens by llguidance and outlines-core, and as the added
+    ``<|im_start|>`` token too by xgrammar (tests/integrations/inside/check_xgrammar.py). Each export now keeps the
+    texts of ``grammar_export._ir.CUT`` (the vocabulary's control tokens) out of every JSON string it allows: the
+    string argument, nested items, a free object's keys and values, an untyped value's strings and undeclared
+    arguments, in every dialect (an XML body's object and array values too). Rejected spelled with ordinary tokens
+    and as the added token, in each tokenizer mode; outlines-core on the string and through its ``Index``."""
+    checked = 0
+    for dialect, reasoning, text in cut_completions(control):
+        opens = reasoning and ht.generation_prompt_state(dialect).starts_in_reasoning
+        found = problems(text, dialect=dialect, tools=CUT_TOOLS, starts_in_reasoning=opens)
+        assert found and "HT102" in found[0], (dialect, text, found)
+        request: dict[str, Any] = {"dialect": dialect, "tool_choice": "required", "reasoning": reasoning}
+        for mode in TAG_MODES:
+            grammar = _llg_grammar(CUT_TOOLS, mode, **request)
+            assert not llg_accepts(grammar, text, mode=mode), (mode, dialect, text)  # ordinary tokens
+            assert not llg_accepts(grammar, text, mode=mode, spell=False), (mode, dialect, text)  # the added token
+        regex = outlines_regex(CUT_TOOLS, **request)
+        assert re.fullmatch(regex, text) is None, (dialect, text)  # the text, however tokenized
+        assert not outlines_accepts(regex, text), (dialect, text)  # the tokenizer's tokens: the added one
+        checked += 1
+    assert checked == 8 * 6 + 6 * 4  # every kind of string in the JSON dialects, the declared ones in the XML
+
+
+@pytest.mark.parametrize("near", ["<|im_end|", "<|im_sta", "|im_end|>", "<<|im_end", "<|im_start>"])
+def test_json_string_near_a_control_token_is_accepted(near: str) -> None:
+    """The other side of the control-text regression: a text that only comes close to a control token (a prefix,
+    a suffix, a lookalike) is an ordinary string for the library and for every export, in every kind of JSON
+    string (outlines-core writes no undeclared argument, docs/constrained.md §5, and 0.2.14 writes the regex of an
+    untyped property ungrouped, so that no value of it matches: it is checked on the rest)."""
+    for dialect, reasoning, text in cut_completions(near):
+        opens = reasoning and ht.generation_prompt_state(dialect).starts_in_reasoning
+        assert problems(text, dialect=dialect, tools=CUT_TOOLS, starts_in_reasoning=opens) == [], (dialect, text)
+        request: dict[str, Any] = {"dialect": dialect, "tool_choice": "required", "reasoning": reasoning}
+        for mode in TAG_MODES:
+            assert llg_accepts(_llg_grammar(CUT_TOOLS, mode, **request), text, mode=mode), (mode, dialect, text)
+        if not any(key in text for key in ('"zz"', '"z<', '"z|', '"u"')):  # outlines-core: see the docstring
+            assert re.fullmatch(outlines_regex(CUT_TOOLS, **request), text), (dialect, text)
+
+
+# a string reached through ``$ref``, and one with a ``pattern`` of its own that admits the texts
+_REF_TOOLS = [{"type": "function", "function": {"name": "f", "description": "f", "parameters": {
+    "type": "object", "$defs": {"word": {"type": "string"}},
+    "properties": {"r": {"$ref": "#/$defs/word"}, "p": {"type": "string", "pattern": "^[a-z<|_>]*$"}}}}}]
+
+
+@pytest.mark.parametrize("control", CUT)
+def test_control_token_through_a_ref_and_beside_a_pattern(control: str) -> None:
+    """The control-text regression through the schema's own definitions (``$ref``: every engine) and in a string with
+    a ``pattern`` of its own (llguidance intersects the two; outlines-core writes the pattern alone, a limit in
+    docs/constrained.md §5); a pattern-conforming string without the text is accepted by both."""
+    for key, outlines_rejects in (("r", True), ("p", False)):
+        text = rendered_with(f"a{control}b", "qwen3", False, {"name": "f", "arguments": {key: SENTINEL}}, _REF_TOOLS)
+        assert problems(text, dialect="qwen3", tools=_REF_TOOLS, starts_in_reasoning=False)
+        grammar = llguidance_grammar(_REF_TOOLS, dialect="qwen3", reasoning=False)
+        assert not llg_accepts(grammar, text), key
+        regex = outlines_regex(_REF_TOOLS, dialect="qwen3", reasoning=False)
+        assert (re.fullmatch(regex, text) is None) is outlines_rejects, key
+        fine = text.replace(control, control[:-1])
+        assert problems(fine, dialect="qwen3", tools=_REF_TOOLS, starts_in_reasoning=False) == []
+        assert llg_accepts(grammar, fine) and re.fullmatch(regex, fine), key
 
 
 def test_outlines_limits_are_the_json_compilers() -> None:

@@ -23,7 +23,7 @@ from ..errors import UsageError
 from ._build import build, request
 from ._ir import Json
 from ._lark import to_lark
-from ._regex import anchored
+from ._regex import anchored, strings_avoiding
 from ._tokens import token_tags
 from ._xgrammar import to_structural_tag
 
@@ -153,9 +153,13 @@ def outlines_regex(
         spaced = any(ch.isspace() for ch in node.item_sep + node.key_sep)
         whitespace = "[ ]?" if spaced else ""
         try:
-            return str(compiler.build_regex_from_schema(node.schema, whitespace))
+            regex = str(compiler.build_regex_from_schema(node.schema, whitespace))
         except ValueError as exc:
             raise UsageError(f"outlines-core cannot compile the schema {node.schema[:200]}: {exc}") from None
+        if not node.excludes:
+            return regex
+        string = str(compiler.build_regex_from_schema('{"type": "string"}', whitespace))
+        return strings_avoiding(regex, string, node.excludes)
 
     return anchored(build(req), json_regex=json_regex)  # _regex says why it ends with ``$``
 

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from .._profiles import DialectProfile, get_profile
 from ..errors import InternalError, UsageError
 from ..tags import CLOSE, assistant_markers, reasoning_markers
-from ._ir import Block, Free, Json, Lit, Node, Rep, alt, literal, seq
+from ._ir import CUT, Block, Free, Json, Lit, Node, Rep, alt, literal, seq
 from ._shape import BodyShape, CompletionShape, body_shape, check_name, completion_shape, xml_shape
 
 __all__ = ["Request", "ToolDecl", "build", "request"]
@@ -162,7 +162,7 @@ def request(
 def _call(tool: ToolDecl, body: BodyShape, profile: DialectProfile) -> Node:
     if body.kind == "json":
         return Block(name=tool.name, head=literal(body.head + tool.name + body.mid),
-                     arguments=Json.of(tool.schema, item_sep=body.item_sep, key_sep=body.key_sep),
+                     arguments=Json.of(tool.schema, item_sep=body.item_sep, key_sep=body.key_sep, excludes=CUT),
                      tail=literal(body.tail))
     if body.kind == "xml":
         from ._xml import xml_call

@@ -16,6 +16,8 @@ from .._jsonio import dumps_compact
 from ..tags import CALL_CLOSE, CALL_OPEN, CLOSE, CONTROL, OPEN, RESP_CLOSE, RESP_OPEN
 
 __all__ = [
+    "CUT",
+    "Alphabet",
     "Alt",
     "Block",
     "Free",
@@ -34,6 +36,7 @@ __all__ = [
 
 
 Guard = tuple[str, bool, str]  # (prefix, only, chars): see avoiding
+Alphabet = tuple[str, str]  # (the body of a negated class of the characters text holds, a regex for its other units)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +72,13 @@ class Pattern:
 
 @dataclass(frozen=True, slots=True)
 class Json:
-    """A JSON value valid under ``schema`` (held as compact JSON text), written with these separators."""
+    """A JSON value valid under ``schema`` (held as compact JSON text), written with these separators; no string in
+    it (a value or a key, at any depth) holds one of ``excludes`` as written (see ``CUT``)."""
 
     schema: str
     item_sep: str
     key_sep: str
+    excludes: tuple[str, ...] = ()
 
     @property
     def value(self) -> Any:
@@ -83,9 +88,9 @@ class Json:
         return loads(self.schema)
 
     @classmethod
-    def of(cls, schema: Any, *, item_sep: str, key_sep: str) -> Json:
+    def of(cls, schema: Any, *, item_sep: str, key_sep: str, excludes: tuple[str, ...] = ()) -> Json:
         """The node for ``schema`` (any JSON value)."""
-        return cls(schema=dumps_compact(schema), item_sep=item_sep, key_sep=key_sep)
+        return cls(schema=dumps_compact(schema), item_sep=item_sep, key_sep=key_sep, excludes=excludes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +127,10 @@ class Rep:
 
 
 Node = Lit | Tag | Free | Pattern | Json | Block | Seq | Alt | Rep
+
+#: texts the parser reads as a control token wherever they stand, inside a JSON string too: a call's JSON holding
+#: one is cut off there (HT102), so no string of a call's JSON may hold one (``Json.excludes``)
+CUT: tuple[str, ...] = CONTROL
 
 # the vocabulary's tags, longest first so that a tag is never split by a shorter one
 _TAGS = tuple(sorted({*CONTROL, CALL_OPEN, CALL_CLOSE, RESP_OPEN, RESP_CLOSE, *OPEN.values(), *CLOSE.values()},
@@ -197,11 +206,17 @@ def _class_escape(ch: str) -> str:
     return "\\" + ch if ch in "\\]^-[&~" else escape(ch)
 
 
-def avoiding(markers: Iterable[str], *, guards: Iterable[Guard] = (), nonempty: bool = False) -> str:
-    """A regex (no lookaround) for the strings that contain none of ``markers`` (``nonempty``: but not ``""``).
+def avoiding(markers: Iterable[str], *, guards: Iterable[Guard] = (), nonempty: bool = False,
+             alphabet: Alphabet | None = None, but: Iterable[str] = ()) -> str:
+    """A regex (no lookaround) for the strings that contain none of ``markers`` (``nonempty``: but not ``""``;
+    ``but``: and are none of these texts, which may not hold the markers' lead character).
 
     ``guards`` are ``(prefix, only, chars)``: after ``prefix`` the next character must be one of ``chars``
     (``only`` True) or must not be (False), and the text may not end right after ``prefix``.
+
+    ``alphabet`` (``(body, units)``; not with ``guards``): the text is a sequence of single characters outside
+    the negated class ``[^body]`` and of ``units`` (an escape sequence of a JSON string's text); a unit never
+    starts a marker and breaks off any partial one.
 
     Every marker and prefix starts with the same character, which occurs nowhere else in them (``<`` for
     the family's tags). From the automaton that tracks how much of a marker was just read: ``U`` reads a
@@ -215,9 +230,18 @@ def avoiding(markers: Iterable[str], *, guards: Iterable[Guard] = (), nonempty: 
     >>> rx = avoiding([], guards=[("</p", True, ">"), ("</p>", False, " <")])
     >>> [bool(re.fullmatch(rx, s)) for s in ('a</p>"', "a</p> b", "a</px", "a</p", "a</p>", "a</q>")]
     [True, False, False, False, False, True]
+    >>> rx = avoiding(["<a>"], but=["ab", "a"])
+    >>> [bool(re.fullmatch(rx, s)) for s in ("", "a", "ab", "abc", "b", "a<", "ab<a>", "ac<b", "<")]
+    [True, False, False, True, True, True, False, True, True]
+    >>> rx = avoiding(["<a>"], alphabet=('"', "&q;"))  # a toy escape: text holds no bare quote, and "&q;"
+    >>> [bool(re.fullmatch(rx, s)) for s in ("x<&q;a>", "x<a>", 'x"', "<a&q;>", "&q;<a")]
+    [True, False, False, True, True]
     """
     marks = sorted(set(markers))
     rules = list(guards)
+    body, units = alphabet if alphabet is not None else ("", None)
+    if rules and alphabet is not None:
+        raise ValueError("guards and an alphabet cannot be combined")
     words = [*marks, *(g[0] for g in rules)]
     lead = words[0][0]
     if any(not w or w[0] != lead or lead in w[1:] for w in words):
@@ -261,7 +285,9 @@ def avoiding(markers: Iterable[str], *, guards: Iterable[Guard] = (), nonempty: 
                     options.append("[" + "".join(_class_escape(c) for c in breaks) + "]")
             else:
                 banned = [lead, *kids, *(sorted(rule[1]) if rule is not None else [])]
-                options.append("[^" + "".join(_class_escape(c) for c in dict.fromkeys(banned)) + "]")
+                options.append("[^" + body + "".join(_class_escape(c) for c in dict.fromkeys(banned)) + "]")
+                if units is not None:
+                    options.append(units)
         elif end == "":
             if rule is None:
                 options.append("")
@@ -274,8 +300,61 @@ def avoiding(markers: Iterable[str], *, guards: Iterable[Guard] = (), nonempty: 
     out = paths(trie, None)  # T: broken off
     tail = paths(trie, "")  # E: the text ends inside a partial marker (or right after the lead)
     loop = f"{back}*" if back is not None else ""
-    step = f"(?:[^{_class_escape(lead)}]" + (f"|{head}{loop}{out}" if out is not None else "") + ")"
+    other = f"[^{body}{_class_escape(lead)}]" + (f"|{units}" if units is not None else "")
+    step = f"(?:{other}" + (f"|{head}{loop}{out}" if out is not None else "") + ")"
     end = f"{head}{loop}{tail}" if tail is not None else None
+    names = sorted(set(but))
+    if names:
+        if nonempty or any(lead in n for n in names):
+            raise ValueError(f"texts to leave out must not hold {lead!r} (nor with nonempty): {names!r}")
+        return _but(names, lead=lead, other=other, chunk=f"{head}{loop}{out}" if out is not None else None,
+                    step=step, end=end)
     if nonempty:
         return f"(?:{step}+(?:{end})?|{end})" if end is not None else f"{step}+"
     return f"{step}*(?:{end})?" if end is not None else f"{step}*"
+
+
+def _but(names: list[str], *, lead: str, other: str, chunk: str | None, step: str, end: str | None) -> str:
+    """``avoiding``'s regex without the texts ``names``, from its parts: ``other`` (a character or unit that is not
+    the lead), ``chunk`` (a partial marker, from the lead, broken off), ``step`` and ``end``.
+
+    A name holds no lead, so reading a prefix of a name leaves no partial marker. A text that is no name is: a
+    proper prefix of one that is not a name itself; or a path of the names' trie, then a character or unit that
+    leaves it (``other`` without the path's next characters, or a chunk, or the end inside a partial marker), then
+    any text without the markers.
+    """
+    trie: dict[str, Any] = {}
+    for name in names:
+        node = trie
+        for ch in name:
+            node = node.setdefault(ch, {})
+        node[""] = True
+
+    def kids(node: dict[str, Any]) -> list[str]:
+        return sorted(k for k in node if k)
+
+    def path(node: dict[str, Any]) -> str:  # any path of the trie, the empty one and the names included
+        return "(?:" + "|".join(["", *(escape(k) + path(node[k]) for k in kids(node))]) + ")"
+
+    def short(node: dict[str, Any]) -> str | None:  # a path that is no name
+        options = [] if "" in node else [""]
+        for k in kids(node):
+            rest = short(node[k])
+            if rest is not None:
+                options.append(escape(k) + rest)
+        return "(?:" + "|".join(options) + ")" if options else None
+
+    def off(node: dict[str, Any]) -> str:  # a path, then a character or unit that is neither the lead nor on it
+        banned = "".join(_class_escape(k) for k in kids(node))
+        leave = other.replace("]", banned + "]", 1) if banned else other
+        return "(?:" + "|".join([leave, *(escape(k) + off(node[k]) for k in kids(node))]) + ")"
+
+    paths = path(trie)
+    first = off(trie) + (f"|{paths}{chunk}" if chunk is not None else "")
+    options = [f"(?:{first}){step}*" + (f"(?:{end})?" if end is not None else "")]
+    proper = short(trie)
+    if proper is not None:
+        options.append(proper)
+    if end is not None:
+        options.append(f"{paths}{end}")
+    return "(?:" + "|".join(options) + ")"

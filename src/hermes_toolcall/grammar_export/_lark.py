@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from .._jsonio import dumps_compact
 from ._ir import Alt, Block, Free, Json, Lit, Node, Pattern, Rep, Seq, Tag, avoiding, escape
 
-__all__ = ["to_lark"]
+__all__ = ["strings_avoiding", "to_lark"]
 
 
 def _string(text: str) -> str:
@@ -185,6 +186,8 @@ class _Writer:
             return node.text
         if isinstance(node, Json):
             schema = node.value
+            if node.excludes:
+                schema = strings_avoiding(schema, node.excludes)
             if isinstance(schema, dict):
                 options = {"whitespace_flexible": False, "item_separator": escape(node.item_sep),
                            "key_separator": escape(node.key_sep)}
@@ -199,6 +202,95 @@ class _Writer:
         if isinstance(node, Rep):
             return self.define(f"({self.expr(node.node)}){_count(node)}", name)
         raise TypeError(node)
+
+
+# keywords whose subschemas admit values of the instance (Draft 2020-12 and older): one, a list, a map; not ``not``
+# or ``if``, whose subschemas test values (narrowing those would widen the schema)
+_ONE = ("items", "additionalItems", "contains", "then", "else", "propertyNames", "unevaluatedItems",
+        "unevaluatedProperties", "additionalProperties")
+_MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_APPLIED = ("anyOf", "oneOf", "allOf", "$ref")  # an untyped schema with these admits what its subschemas admit
+_ANY = "hermes_toolcall_json"  # the ``$defs`` entry for any JSON value whose strings match the pattern
+
+
+def strings_avoiding(schema: Any, excludes: tuple[str, ...]) -> Any:
+    """``schema`` with no string it admits holding one of ``excludes`` (llguidance's ``%json``, whose ``pattern``
+    applies to a string's value): string values (with a ``pattern`` of their own: both, through ``allOf``), the
+    keys of objects that admit undeclared ones (``patternProperties`` for ``additionalProperties``, its regex
+    leaving the declared names out, so that no declared property meets it), and every string of a value the
+    schema leaves open (``{}``, ``true``, an untyped schema, free items and properties: a recursive ``$defs``
+    entry). ``enum`` and ``const`` members are left as they are; so are the keys of an object with
+    ``patternProperties`` of its own or a declared name holding the texts' lead character (only their values are
+    checked).
+
+    >>> s = strings_avoiding({"type": "object", "properties": {"a": {"type": "string"}}}, ("<x>",))
+    >>> s["properties"]["a"]["pattern"] == "^" + avoiding(["<x>"]) + "$", s["additionalProperties"]
+    (True, False)
+    >>> s["patternProperties"] == {"^" + avoiding(["<x>"], but=["a"]) + "$": {"$ref": "#/$defs/hermes_toolcall_json"}}
+    True
+    """
+    pattern = "^" + avoiding(excludes) + "$"
+    lead = excludes[0][0]
+    root = schema if isinstance(schema, dict) else {}
+    found = root.get("$defs")
+    defs: dict[str, Any] = found if isinstance(found, dict) else {}
+    name = _ANY
+    while name in defs:
+        name += "_"
+    ref = {"$ref": f"#/$defs/{name}"}
+    used = False
+
+    def walk(node: Any) -> Any:
+        nonlocal used
+        if node is True:
+            used = True
+            return dict(ref)
+        if not isinstance(node, dict):
+            return node
+        out = dict(node)
+        for key in _ONE:
+            if key in out and not (key == "items" and isinstance(out[key], list)):
+                out[key] = walk(out[key])
+        if isinstance(out.get("items"), list):  # an older tuple form
+            out["items"] = [walk(s) for s in out["items"]]
+        for key in _MANY:
+            if isinstance(out.get(key), list):
+                out[key] = [walk(s) for s in out[key]]
+        for key in _MAP:
+            if isinstance(out.get(key), dict):
+                out[key] = {k: walk(s) for k, s in out[key].items()}
+        if "enum" in out or "const" in out:
+            return out
+        kind = out.get("type")
+        kinds = {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else None
+        if kinds is None and any(k in out for k in _APPLIED):
+            return out  # what it admits comes from the subschemas, each walked
+        if kinds is None or "string" in kinds:
+            if "pattern" in out:
+                out["allOf"] = [*out.get("allOf", []), {"pattern": pattern}]
+            else:
+                out["pattern"] = pattern
+        if (kinds is None or "array" in kinds) and "items" not in out:
+            used = True
+            out["items"] = dict(ref)
+        free = out.get("additionalProperties", True)
+        if (kinds is None or "object" in kinds) and free is not False and "unevaluatedProperties" not in out:
+            if free is True:
+                used = True
+                free = dict(ref)
+            declared = list(out["properties"]) if isinstance(out.get("properties"), dict) else []
+            if "patternProperties" in out or any(lead in key for key in declared):
+                out["additionalProperties"] = free
+            else:
+                out["patternProperties"] = {"^" + avoiding(excludes, but=declared) + "$": free}
+                out["additionalProperties"] = False
+        return out
+
+    out = walk(schema)
+    if used and isinstance(out, dict):
+        out["$defs"] = {**out.get("$defs", {}), name: walk({})}  # the schema's own, walked, and the open value
+    return out
 
 
 def _count(node: Rep) -> str:

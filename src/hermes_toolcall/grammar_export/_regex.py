@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..errors import UsageError
 from ._ir import Alt, Block, Free, Json, Lit, Node, Pattern, Rep, Seq, Tag, avoiding, escape
 
-__all__ = ["anchored", "to_regex"]
+__all__ = ["anchored", "strings_avoiding", "to_regex"]
 
 JsonRegex = Callable[[Json], str]
 
@@ -26,6 +27,31 @@ def _count(node: Rep, low: int | None = None) -> str:
     if node.high is None:
         return "*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}"
     return f"{{{lo},{node.high}}}"
+
+
+# outlines-core's regex for a JSON string: a quote, characters outside a negated class or escapes, a quote
+_STRING = re.compile(r'"\(\[\^(?P<body>[^\]]*)\]\|(?P<units>\\\\[^|()]*)\)\*"')
+
+
+def strings_avoiding(regex: str, string: str, excludes: tuple[str, ...]) -> str:
+    r"""``regex`` (outlines-core's for a JSON value) with each of its JSON strings, ``string`` (its regex for
+    ``{"type": "string"}``: values, free keys and the strings of open values alike), made one that holds none of
+    ``excludes`` as written. A string with a length bound, a ``pattern`` or a ``format`` has a regex of its own and
+    is left as it is.
+
+    Raises:
+        UsageError: ``string`` is not the form outlines-core 0.2.14 writes (``"([^…]|\\[…])*"``).
+
+    >>> rx = strings_avoiding(r'\{"k":"([^"\\]|\\["\\])*"\}', r'"([^"\\]|\\["\\])*"', ("<a>",))
+    >>> [bool(re.fullmatch(rx, s)) for s in (r'{"k":"x<a"}', r'{"k":"x<a>"}', r'{"k":"<\"a>"}', r'{"k":"a"b"}')]
+    [True, False, True, False]
+    """
+    found = _STRING.fullmatch(string)
+    if found is None:
+        raise UsageError(f"outlines-core writes a JSON string as {string!r}, not in the form grammar_export knows "
+                         "(outlines-core 0.2.14): it cannot keep control tokens out of the strings")
+    guarded = '"' + avoiding(excludes, alphabet=(found["body"], found["units"])) + '"'
+    return regex.replace(string, guarded)
 
 
 def to_regex(tree: Node, *, json_regex: JsonRegex) -> str:

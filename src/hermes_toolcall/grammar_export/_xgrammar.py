@@ -3,6 +3,9 @@
 Calls become ``tag`` formats (begin, JSON-schema content, end); free text ``any_text`` with the
 markers it may not contain; the rest ``sequence``, ``or``, ``repeat`` and ``const_string``. xgrammar
 matches a tag's text against each token's decoded bytes, added tokens included, so tags stay strings.
+A JSON value's strings keep out the control tokens' texts with the format's own ``excludes`` (the text as
+written, keys and nested strings included; enum members holding one are dropped), which is the library's
+reading of them exactly (a JSON escape such as ``\u007c`` hides a text from both).
 """
 
 from __future__ import annotations
@@ -22,6 +25,19 @@ def _const(node: Node) -> str | None:
     return None
 
 
+def _bounds_length(schema: Any) -> bool:
+    """Whether ``schema`` has a ``minLength`` or ``maxLength`` anywhere (a key of that name counts too).
+
+    xgrammar 0.2.8 drops a string's length bounds where a ``json_schema`` format has ``excludes`` (with a warning), so
+    such a schema goes without them: its strings keep the length bound and may hold a control token's text
+    (docs/constrained.md §5)."""
+    if isinstance(schema, dict):
+        return "minLength" in schema or "maxLength" in schema or any(_bounds_length(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_bounds_length(v) for v in schema)
+    return False
+
+
 def _format(node: Node) -> dict[str, Any]:
     text = _const(node)
     if text is not None:
@@ -33,7 +49,10 @@ def _format(node: Node) -> dict[str, Any]:
     if isinstance(node, Pattern):
         return {"type": "regex", "pattern": node.regex}
     if isinstance(node, Json):
-        return {"type": "json_schema", "json_schema": node.value}
+        schema = node.value
+        if node.excludes and not _bounds_length(schema):
+            return {"type": "json_schema", "json_schema": schema, "excludes": list(node.excludes)}
+        return {"type": "json_schema", "json_schema": schema}
     if isinstance(node, Block):
         begin, end = _const(node.head), _const(node.tail)
         if node.arguments is None:

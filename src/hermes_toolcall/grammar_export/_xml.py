@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..tags import CONTROL, FUNCTION_CLOSE, FUNCTION_OPEN, PARAMETER_CLOSE, PARAMETER_OPEN
-from ._ir import Block, Free, Json, Lit, Node, Pattern, Rep, alt, literal, seq
+from ._ir import CUT, Block, Free, Json, Lit, Node, Pattern, Rep, alt, literal, seq
 from ._shape import XmlShape
 
 __all__ = ["string_value", "xml_arguments", "xml_call"]
@@ -84,7 +84,8 @@ def _value(schema: Any, shape: XmlShape) -> Node:
         elif kind == "number":
             options.append(Pattern(NUMBER))
         else:
-            options.append(Json.of(_narrow(schema, kind), item_sep=shape.item_sep, key_sep=shape.key_sep))
+            options.append(Json.of(_narrow(schema, kind), item_sep=shape.item_sep, key_sep=shape.key_sep,
+                                   excludes=CUT))
     if types is None:
         return options[0]
     return alt(options)

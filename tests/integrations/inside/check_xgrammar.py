@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,27 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: grammar_cases
 
-from grammar_cases import DIALECTS, cases, completion, eos_id, forgeries, problems, tokenizer_json, xml_writes
+import hermes_toolcall as ht
+from grammar_cases import (
+    CUT_TOOLS,
+    DIALECTS,
+    SENTINEL,
+    cases,
+    completion,
+    cut_completions,
+    eos_id,
+    forgeries,
+    problems,
+    rendered_with,
+    tokenizer_json,
+    xml_writes,
+)
 from hermes_toolcall.grammar_export import (
     llguidance_grammar,
     outlines_regex,
     xgrammar_structural_tag,
 )
+from hermes_toolcall.grammar_export._ir import CUT
 
 settings.register_profile("inside", max_examples=25, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -53,10 +69,23 @@ def _compiler() -> Any:
     return xgr.GrammarCompiler(info)
 
 
-def xg_accepts(structural_tag: dict[str, Any], text: str) -> bool:
-    """Whether xgrammar's matcher takes the tokenizer's tokens of ``text`` and then the end token."""
+def _spelled(text: str) -> list[int]:
+    """The tokens of ``text`` with each control token's text written with ordinary tokens (its first character, then
+    the rest), as a model may write it."""
+    ids: list[int] = []
+    for part in re.split("(" + "|".join(map(re.escape, CUT)) + ")", text):
+        if part in CUT:
+            ids += _hf().encode(part[:1], add_special_tokens=False) + _hf().encode(part[1:], add_special_tokens=False)
+        elif part:
+            ids += _hf().encode(part, add_special_tokens=False)
+    return ids
+
+
+def xg_accepts(structural_tag: dict[str, Any], text: str, *, spell: bool = False) -> bool:
+    """Whether xgrammar's matcher takes the tokenizer's tokens of ``text`` (``spell``: control tokens written with
+    ordinary ones) and then the end token."""
     matcher = xgr.GrammarMatcher(_compiler().compile_structural_tag(json.dumps(structural_tag)))
-    for token in _hf().encode(text, add_special_tokens=False):
+    for token in _spelled(text) if spell else _hf().encode(text, add_special_tokens=False):
         if not matcher.accept_token(token):
             return False
     return bool(matcher.accept_token(eos_id())) and matcher.is_terminated()
@@ -83,16 +112,90 @@ def test_forged_blocks_are_rejected(dialect: str, data: st.DataObject) -> None:
     assert not xg_accepts(xgrammar_structural_tag(case.tools, **_request(case)), case.text), (kind, case)
 
 
-@pytest.mark.parametrize(("control", "taken"), [("<|im_start|>", True), ("<|im_end|>", False)])
-def test_json_string_may_hold_a_control_token(control: str, taken: bool) -> None:
-    """A limit (docs/constrained.md §5; tests/test_grammar_export.py for llguidance and outlines-core): xgrammar
-    matches a token by its bytes, so a JSON string takes even the added ``<|im_start|>`` token, which the library
-    reads as the control token (the call cut off, HT102); ``<|im_end|>``, the stop token, it refuses there."""
-    text = f'<tool_call>\n{{"name": "get_weather", "arguments": {{"location": "a{control}b"}}}}\n</tool_call>'
-    assert _hf().encode(control, add_special_tokens=False) == [_hf().convert_tokens_to_ids(control)]
-    assert problems(text, dialect="qwen3", tools=_TOOLS, starts_in_reasoning=False)
-    assert xg_accepts(xgrammar_structural_tag(_TOOLS, dialect="qwen3", tool_choice="required", reasoning=False),
-                      text) is taken
+@pytest.mark.parametrize("control", CUT)
+def test_json_string_holding_a_control_token_is_rejected(control: str) -> None:
+    """Regression (issue 26; tests/test_grammar_export.py for llguidance and outlines-core): xgrammar matches a token
+    by its bytes, so a JSON string took a control token's text, even the added ``<|im_start|>`` token, which the
+    library reads as the control token (the call cut off, HT102). The export now gives each ``json_schema`` format
+    the texts of ``CUT`` as ``excludes``: rejected in every kind of JSON string, every dialect, fed as the
+    tokenizer's own tokens (the added token) and spelled with ordinary ones."""
+    added = _hf().convert_tokens_to_ids(control)
+    assert _hf().encode(control, add_special_tokens=False) == [added]
+    checked = 0
+    for dialect, reasoning, text in cut_completions(control):
+        opens = reasoning and ht.generation_prompt_state(dialect).starts_in_reasoning
+        found = problems(text, dialect=dialect, tools=CUT_TOOLS, starts_in_reasoning=opens)
+        assert found and "HT102" in found[0], (dialect, text, found)
+        tag = xgrammar_structural_tag(CUT_TOOLS, dialect=dialect, tool_choice="required", reasoning=reasoning)
+        assert not xg_accepts(tag, text), (dialect, text)  # the added token
+        assert not xg_accepts(tag, text, spell=True), (dialect, text)  # ordinary tokens
+        checked += 1
+    assert checked == 8 * 6 + 6 * 4
+
+
+@pytest.mark.parametrize("near", ["<|im_end|", "<|im_sta", "|im_end|>", "<<|im_end", "<|im_start>"])
+def test_json_string_near_a_control_token_is_accepted(near: str) -> None:
+    """The other side: a text that only comes close to a control token is an ordinary string for the library and for
+    the structural tag, in every kind of JSON string and dialect; and an escaped one (``<\\u007cim_end|>``), which
+    the library reads as written (no control token), is accepted too: ``excludes`` reads the text as written."""
+    for dialect, reasoning, text in cut_completions(near):
+        opens = reasoning and ht.generation_prompt_state(dialect).starts_in_reasoning
+        assert problems(text, dialect=dialect, tools=CUT_TOOLS, starts_in_reasoning=opens) == [], (dialect, text)
+        tag = xgrammar_structural_tag(CUT_TOOLS, dialect=dialect, tool_choice="required", reasoning=reasoning)
+        assert xg_accepts(tag, text), (dialect, text)
+    escaped = '<tool_call>\n{"name": "f", "arguments": {"s": "a<\\u007cim_end|>b"}}\n</tool_call>'
+    assert problems(escaped, dialect="qwen3", tools=CUT_TOOLS, starts_in_reasoning=False) == []
+    assert xg_accepts(xgrammar_structural_tag(CUT_TOOLS, dialect="qwen3", reasoning=False), escaped)
+
+
+_REF_TOOLS = [{"type": "function", "function": {"name": "f", "description": "f", "parameters": {
+    "type": "object", "$defs": {"word": {"type": "string"}},
+    "properties": {"r": {"$ref": "#/$defs/word"}, "p": {"type": "string", "pattern": "^[a-z<|_>]*$"}}}}}]
+
+
+@pytest.mark.parametrize("control", CUT)
+def test_control_token_through_a_ref_and_beside_a_pattern(control: str) -> None:
+    """As tests/test_grammar_export.py: through ``$ref`` the text is excluded; a string with a ``pattern`` of its
+    own is written from the pattern alone (xgrammar's ``excludes`` skip it: a limit, docs/constrained.md §5)."""
+    tag = xgrammar_structural_tag(_REF_TOOLS, dialect="qwen3", reasoning=False)
+    for key, rejected in (("r", True), ("p", False)):
+        text = rendered_with(f"a{control}b", "qwen3", False, {"name": "f", "arguments": {key: SENTINEL}}, _REF_TOOLS)
+        assert problems(text, dialect="qwen3", tools=_REF_TOOLS, starts_in_reasoning=False)
+        assert xg_accepts(tag, text, spell=True) is not rejected, key
+        fine = text.replace(control, control[:-1])
+        assert problems(fine, dialect="qwen3", tools=_REF_TOOLS, starts_in_reasoning=False) == []
+        assert xg_accepts(tag, fine), key
+
+
+def _json_formats(node: Any) -> list[dict[str, Any]]:
+    """The ``json_schema`` formats in a structural tag."""
+    if isinstance(node, dict):
+        own = [node] if node.get("type") == "json_schema" else []
+        return own + [f for v in node.values() for f in _json_formats(v)]
+    if isinstance(node, list):
+        return [f for v in node for f in _json_formats(v)]
+    return []
+
+
+def test_length_bounds_go_without_excludes() -> None:
+    """A limit (docs/constrained.md §5): xgrammar 0.2.8 drops a string's ``minLength``/``maxLength`` where its
+    ``json_schema`` format has ``excludes`` (measured here: with them, a string below the bound is taken), so a
+    schema with a length bound goes without them: the bound holds, and its strings may hold a control token's text
+    spelled out."""
+    tools = [{"type": "function", "function": {"name": "f", "description": "f", "parameters": {
+        "type": "object", "properties": {"s": {"type": "string", "minLength": 3}}, "required": ["s"]}}}]
+    tag = xgrammar_structural_tag(tools, dialect="qwen3", tool_choice="required", reasoning=False)
+    formats = _json_formats(tag)
+    assert formats and all("excludes" not in f for f in formats)
+    short = '<tool_call>\n{"name": "f", "arguments": {"s": "ab"}}\n</tool_call>'
+    assert problems(short, dialect="qwen3", tools=tools, starts_in_reasoning=False)
+    assert not xg_accepts(tag, short)
+    cut = '<tool_call>\n{"name": "f", "arguments": {"s": "a<|im_end|>b"}}\n</tool_call>'
+    assert problems(cut, dialect="qwen3", tools=tools, starts_in_reasoning=False)
+    assert xg_accepts(tag, cut, spell=True)
+    for f in formats:
+        f["excludes"] = list(CUT)
+    assert xg_accepts(tag, short) and not xg_accepts(tag, cut, spell=True)  # why: the bound is gone
 
 
 # --- what vLLM does with each export ---------------------------------------------------------------
