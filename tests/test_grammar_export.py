@@ -348,6 +348,19 @@ def test_avoiding_matches_exactly_the_texts_without_a_marker(markers: list[str],
     assert (re.fullmatch(avoiding(markers), text) is not None) == (not any(m in text for m in markers))
 
 
+@given(st.lists(st.sampled_from(["<a>", "<ab", "<b", "<|x|>", "</a>", "<a"]), min_size=1, unique=True),
+       st.lists(st.sampled_from(["", "a", "ab", "b", "x|", "abx", "/"]), unique=True),
+       st.lists(st.sampled_from(["<", "a", "b", ">", "|", "x", "/", "<a", "<ab", '"', "&q;"]), max_size=10).map(
+           "".join))
+def test_avoiding_with_names_and_an_alphabet_is_exact(markers: list[str], names: list[str], text: str) -> None:
+    """``avoiding``'s ``but`` (texts left out: the declared keys beside llguidance's free-key pattern) and
+    ``alphabet`` (a JSON string's characters and escapes: outlines-core's string regex) against the definition."""
+    clean = not any(m in text for m in markers)
+    assert (re.fullmatch(avoiding(markers, but=names), text) is not None) == (clean and text not in names)
+    toy = avoiding(markers, alphabet=('"', "&q;"))
+    assert (re.fullmatch(toy, text) is not None) == (clean and '"' not in text)
+
+
 # --- the bytes come from the renderer: facts of official-templates.md and omp-dialect.md ------------
 
 
