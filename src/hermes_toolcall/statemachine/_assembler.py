@@ -23,11 +23,11 @@ from .._construct import draft, new_reasoning, new_text, new_turn
 from .._events import (
     ArgumentsDelta,
     Event,
+    ReasoningDelta,
     TextDelta,
     new_arguments_delta,
     new_diagnostic_event,
     new_gap_text,
-    new_reasoning_delta,
     new_reasoning_end,
     new_reasoning_start,
     new_tool_call_start,
@@ -49,6 +49,7 @@ __all__ = ["SINK", "Assembler", "Bare", "Block", "Gap", "Header", "Held", "Run",
 _WS = " \t\n\r"
 # the events' drafts, filled inline (one Python call less per event than ``_events``' constructors)
 TextDeltaDraft = draft(TextDelta)
+ReasoningDeltaDraft = draft(ReasoningDelta)
 ArgumentsDeltaDraft = draft(ArgumentsDelta)
 _KIND_OF_OPENER: dict[str, ReasoningKind] = {opener: kind for kind, opener in tags.OPEN.items()}
 
@@ -123,7 +124,11 @@ class Segment:
     def add(self, text: str, at: int) -> list[Event]:
         """Reasoning text."""
         self.pieces.append(text)
-        return [new_reasoning_delta(self.kind, text)]
+        delta = ReasoningDeltaDraft()  # as new_reasoning_delta(...), without a Python call
+        delta.kind = self.kind
+        delta.text = text
+        delta.__class__ = ReasoningDelta
+        return [delta]
 
 
 class LeanSegment(Segment):
@@ -140,7 +145,11 @@ class LeanSegment(Segment):
         """Reasoning text, not kept."""
         if text:
             self.seen = True
-        return [new_reasoning_delta(self.kind, text)]
+        delta = ReasoningDeltaDraft()  # as new_reasoning_delta(...), without a Python call
+        delta.kind = self.kind
+        delta.text = text
+        delta.__class__ = ReasoningDelta
+        return [delta]
 
 
 class Gap:

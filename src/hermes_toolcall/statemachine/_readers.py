@@ -199,15 +199,16 @@ class TextReader(Reader):
         return REST if h == len(data) else (h, HOLD, None)
 
 
+_LINE_END_OR_TAG = re.compile(r"[\n\r<]").search
+
+
 class HeaderReader(TextReader):
     """A role header: its text is kept; a line end ends it (the markers of its scanner)."""
 
     __slots__ = ()
 
     def guard(self, data: str, i: int, pos: int) -> Value | None:
-        if data.find("\n", i) < 0 and data.find("\r", i) < 0 and data.find("<", i) < 0:
-            return REST
-        return None
+        return REST if _LINE_END_OR_TAG(data, i) is None else None
 
 
 class TailReader(Reader):
