@@ -44,7 +44,22 @@ from ._table import ACTIONS, Action, role_marker
 if TYPE_CHECKING:
     from .._tools_policy import ToolPolicy
 
-__all__ = ["SINK", "Assembler", "Bare", "Block", "Gap", "Header", "Held", "Run", "Segment", "Tail", "TurnHead"]
+__all__ = [
+    "SINK",
+    "Assembler",
+    "Bare",
+    "Block",
+    "Gap",
+    "Header",
+    "Held",
+    "Run",
+    "Segment",
+    "Tail",
+    "TurnHead",
+    "new_gap",
+    "new_header",
+    "new_run",
+]
 
 _WS = " \t\n\r"
 # the events' drafts, filled inline (one Python call less per event than ``_events``' constructors)
@@ -91,13 +106,14 @@ SINK: list[Any] = _Sink()
 
 
 class Run:
-    """Body text between a body's blocks (``start`` -1 until its first text): text deltas."""
+    """Body text between a body's blocks (``start`` -1 until its first text): text deltas. Made by
+    ``new_run`` (as ``Gap`` and ``Header`` by ``new_gap`` / ``new_header``: the states made most
+    often, without an ``__init__`` frame)."""
 
     __slots__ = ("pieces", "start")
 
-    def __init__(self, pieces: list[str], start: int = -1) -> None:
-        self.pieces = pieces
-        self.start = start
+    pieces: list[str]
+    start: int
 
     def add(self, text: str, at: int) -> list[Event]:
         """Body text at ``at``."""
@@ -153,13 +169,12 @@ class LeanSegment(Segment):
 
 
 class Gap:
-    """Text between turns (kept until the gap ends; no event before)."""
+    """Text between turns (kept until the gap ends; no event before). Made by ``new_gap``."""
 
     __slots__ = ("pieces", "start")
 
-    def __init__(self, start: int) -> None:
-        self.start = start
-        self.pieces: list[str] = []
+    pieces: list[str]
+    start: int
 
     def add(self, text: str, at: int) -> list[Event]:
         """Gap text."""
@@ -168,9 +183,34 @@ class Gap:
 
 
 class Header(Gap):
-    """A role header: ``start`` is the turn's (its ``<|im_start|>``), the pieces are the role."""
+    """A role header: ``start`` is the turn's (its ``<|im_start|>``), the pieces are the role. Made by
+    ``new_header``."""
 
     __slots__ = ()
+
+
+def new_run(pieces: list[str], start: int = -1) -> Run:
+    """A text run keeping its text in ``pieces`` (``start`` -1: no text yet)."""
+    run = Run()
+    run.pieces = pieces
+    run.start = start
+    return run
+
+
+def new_gap(start: int) -> Gap:
+    """A gap between turns from ``start``."""
+    gap = Gap()
+    gap.start = start
+    gap.pieces = []
+    return gap
+
+
+def new_header(start: int) -> Header:
+    """A role header of the turn at ``start``."""
+    header = Header()
+    header.start = start
+    header.pieces = []
+    return header
 
 
 class Tail:
@@ -406,7 +446,7 @@ class Assembler:
         self.turn: TurnHead | None = None
         self.ordinal = 0  # call blocks so far (their ids)
         self.valid = 0  # valid calls so far in this body (their index)
-        self.element: Element = Gap(0) if transcript else Run([] if retain else SINK)
+        self.element: Element = new_gap(0) if transcript else new_run([] if retain else SINK)
         self.result: Completion | Transcript | None = None
         self.schemas = _blockrules.tool_schemas(options.tools)  # XML values are typed by them
 
@@ -474,7 +514,7 @@ class Assembler:
     def begin_turn(self, tag: str, at: int) -> list[Event]:
         """``<|im_start|>`` between turns: the gap ends, a header starts."""
         events = self._end_gap(at)
-        self.element = Header(at)
+        self.element = new_header(at)
         return events
 
     def end_header(self, tag: str, at: int) -> list[Event]:
@@ -493,7 +533,7 @@ class Assembler:
             start = header.start + len(tags.IM_START)
             events.append(self.diag("HT004", start, start + len(role), role=role))
         events.append(new_turn_start(role, span))
-        self.element = Run([] if self.retain else SINK)
+        self.element = new_run([] if self.retain else SINK)
         return events
 
     def bad_header(self, tag: str, at: int) -> list[Event]:
@@ -506,10 +546,10 @@ class Assembler:
         if tag == tags.IM_END:
             end = at + len(tag)
             events += self._end_turn(end, self.span(at, end), ())
-            self.element = Gap(end)
+            self.element = new_gap(end)
         else:
             events += self._end_turn(at, None, ())
-            self.element = Header(at)
+            self.element = new_header(at)
         return events
 
     def end_turn(self, tag: str, at: int) -> list[Event]:
@@ -517,7 +557,7 @@ class Assembler:
         end = at + len(tag)
         events = self._end_body(at)
         events += self._end_turn(end, self.span(at, end), tuple(self.parts))
-        self.element = Gap(end)
+        self.element = new_gap(end)
         return events
 
     def new_turn(self, tag: str, at: int) -> list[Event]:
@@ -525,7 +565,7 @@ class Assembler:
         events = self._end_body(at)
         events.append(self.diag("HT001", at, at + len(tag)))
         events += self._end_turn(at, None, tuple(self.parts))
-        self.element = Header(at)
+        self.element = new_header(at)
         return events
 
     def end_completion(self, tag: str, at: int) -> list[Event]:
@@ -640,7 +680,7 @@ class Assembler:
                 text = "".join(run.pieces)
                 end = run.start + len(text)
                 self.parts.append(new_text(text, run.start, end, self.span(run.start, end)))  # eager positions
-        self.element = Run([] if self.retain else SINK)
+        self.element = new_run([] if self.retain else SINK)
 
     def open_reasoning(self, tag: str, at: int) -> list[Event]:
         """A reasoning opener in a body: the text run ends, a segment starts."""
@@ -657,7 +697,7 @@ class Assembler:
     def close_reasoning(self, tag: str, at: int) -> list[Event]:
         """The segment's closer: it ends."""
         events = self._end_segment(at + len(tag), closed=True)
-        self.element = Run([] if self.retain else SINK)
+        self.element = new_run([] if self.retain else SINK)
         return events
 
     def _segment(self, kind: ReasoningKind, start: int, *, opened: bool) -> Segment:
@@ -809,7 +849,7 @@ class Assembler:
         self.element = seg
         events = self._end_segment(first, closed=False)
         events.append(self.diag("HT111", seg.start, first, kind=seg.kind))
-        self.element = Run([] if self.retain else SINK)
+        self.element = new_run([] if self.retain else SINK)
         for block, s, e, _ in run:
             if block:
                 self._flush()
@@ -960,7 +1000,7 @@ class Assembler:
         elif rejoin is not None:
             self._rejoin(block.start, rejoin)
         else:
-            self.element = Run([] if self.retain else SINK)
+            self.element = new_run([] if self.retain else SINK)
         return events
 
     def _call_parts(
@@ -1003,6 +1043,6 @@ class Assembler:
         prev = self.parts[-1] if self.parts else None
         if isinstance(prev, Text) and prev.span.end == start:
             self.parts.pop()
-            self.element = Run([prev.text, text], prev.span.start)
+            self.element = new_run([prev.text, text], prev.span.start)
         else:
-            self.element = Run([text], start)
+            self.element = new_run([text], start)
