@@ -84,3 +84,34 @@ def test_a_class_with_post_init_is_refused() -> None:
 
     with pytest.raises(TypeError, match="__post_init__"):
         construct.positional(Checked)
+
+
+def test_a_draft_becomes_the_value_and_the_stream_s_spans_and_deltas_are_values() -> None:
+    from hermes_toolcall._events import ArgumentsDelta, ReasoningDelta, TextDelta
+    from hermes_toolcall.statemachine import StreamParser
+    from hermes_toolcall.statemachine._buffer import Lines
+
+    span = Lines(["ab", "\ncd"]).span(4, 5)
+    assert type(span) is Span and span == Span(start=4, end=5, line=2, column=2) and hash(span) == hash(span)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        span.line = 1  # type: ignore[misc]
+    parser = StreamParser(stream_arguments=True)
+    events = parser.feed('<think>a</think>b<tool_call>{"name": "f", "arguments": {"x": 1') + parser.close()
+    assert TextDelta(text="b") in events
+    assert ReasoningDelta(kind="think", text="a") in events
+    assert any(type(e) is ArgumentsDelta for e in events)
+    for event in events:
+        assert not type(event).__name__.endswith("Draft")
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(event, dataclasses.fields(event)[0].name, None)
+
+
+def test_a_class_whose_layout_differs_has_no_draft() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class NoSlots:
+        x: int
+
+    with pytest.raises(TypeError):
+        construct.draft(NoSlots)
+    with pytest.raises(TypeError):
+        construct.positional(NoSlots)
