@@ -292,8 +292,14 @@ def records() -> list[Any]:
             ("human", tr("get_weather", {"temperature": 9})),
             ("gpt", "9 degrees."),
         ),
-        # HT603 a ShareGPT turn from an unknown sender
-        {"conversations": [{"from": "bot", "value": "hello"}], "tools": "[]"},
+        # HT603 a ShareGPT turn from an unknown sender; HT307 a <tools> block that declares no tool (names)
+        {
+            "conversations": [
+                {"from": "system", "value": "<tools>\nget_weather, get_time\n</tools>"},
+                {"from": "bot", "value": "hello"},
+            ],
+            "tools": "[]",
+        },
         # HT602 neither messages nor conversations
         {"text": "just text"},
         # clean: several calls answered in order, formats (checked with --check-formats) ok

@@ -79,6 +79,18 @@ ENTRIES: tuple[Entry, ...] = (
         "tools: [get_weather, get_weather]",
         "Declare each tool once.",
     ),
+    _e(
+        "HT307",
+        "tools-unreadable",
+        "error",
+        CALLS,
+        "A `<tools>` block's content cannot be read as tool declarations: it is not a JSON list nor a sequence "
+        "of tool objects (not JSON, a number, a string, objects none of which names a tool, JSON mixed with other "
+        "text). No tool is declared by it, and calls are checked against the tools declared (HT301). The "
+        "position is the block's content. An element of a JSON list that is not an object is HT305.",
+        "<|im_start|>system\\n<tools>\\nget_weather, get_time\\n</tools><|im_end|>",
+        "Write the tools as the dialect's template does: a JSON list (Hermes) or one JSON tool object per line (Qwen).",
+    ),
     # ---- conversation ---------------------------------------------------------------------------
     _e(
         "HT401",

@@ -538,7 +538,7 @@ def validate(
         target: a ``Completion``, a ``Transcript`` (its parse diagnostics are included), or a list of
             OpenAI message dicts or ``Message`` values (assistant ``content`` holding wire text is parsed).
         tools: OpenAI tool objects; default: the transcript's ``<tools>`` blocks (no name check when
-            there are none).
+            there are none; a block that declares no usable tool, ``HT307``/``HT305``, still checks them).
         dialect: the dialect whose role rules, round trip and quiet style codes apply; ``"auto"``: the one
             ``detect_dialect`` finds in the target's text.
         select: codes or prefixes to report (default all); ``ignore``: codes or prefixes to drop.

@@ -31,6 +31,8 @@ from ..tags import (
     SYSTEM,
     THINK_OPEN,
     TOOL,
+    TOOLS_CLOSE,
+    TOOLS_OPEN,
     USER,
 )
 from ._engines import parse_completion, parse_transcript, without_unknown_tool
@@ -84,8 +86,10 @@ def _message_from_parts(
     shift: int,
     where: Where,
     raw: tuple[Piece, ...] = (),
+    out: list[Finding] | None = None,
 ) -> tuple[VMessage, list[Any]]:
-    """A message from parsed parts (spans shifted by ``shift`` into ``source``); also the tools found."""
+    """A message from parsed parts (spans shifted by ``shift`` into ``source``); also the tools found
+    (the findings of ``<tools>`` blocks that declare no usable tool go to ``out``: ``tools_block_findings``)."""
 
     def at(start: int, end: int) -> Where:
         return source.where(start - shift, end - shift)
@@ -122,11 +126,92 @@ def _message_from_parts(
             results.append(new_result(p.content, p.name, None, where))
             pieces.append(new_piece("result", p.content, source, base, True))
         elif isinstance(p, ToolsBlock):
-            tools.extend(p.tools)
+            if out is None:
+                tools.extend(p.tools)
+            else:
+                declared, problems = tools_block_findings(p, source, shift)
+                tools.extend(declared)
+                out.extend(problems)
     message = new_message(
         role, where, True, tuple(calls), tuple(results), tuple(reasoning), tuple(pieces), tuple(order), raw
     )
     return message, tools
+
+
+_BLOCK_CODES = frozenset({"HT305", "HT307"})  # the codes of tools_block_findings
+
+
+def _has_name(tool: Any) -> bool:
+    fn = tool.get("function") if isinstance(tool, dict) else None
+    name = (fn if isinstance(fn, dict) else tool).get("name") if isinstance(tool, dict) else None
+    return isinstance(name, str) and bool(name)
+
+
+def tools_block_findings(block: ToolsBlock, source: Source, shift: int = 0) -> tuple[list[Any], list[Finding]]:
+    """The tools a ``<tools>`` block declares, and the findings of a content that declares no usable tool.
+
+    The parser reads the block (``ToolsBlock.tools``: every shape the templates write); what it could not
+    read is judged here, at the block's content span: ``HT307`` for a content that is not a list or a
+    sequence of tool objects at all (not JSON, a number, a string, objects none of which names a tool, a
+    mix of JSON and other text), ``HT305`` for each element of a JSON array that is not a tool object
+    (``[1]``; its objects are declared). An empty content, ``[]``, and a cut or unterminated block (``HT114``,
+    ``HT113`` said it) give none.
+
+    Args:
+        block: the parsed block.
+        source: the text the findings point into.
+        shift: where ``source`` starts in the parsed text.
+
+    Returns:
+        The tools to declare, and the findings.
+
+    >>> from hermes_toolcall import parse_transcript
+    >>> t = parse_transcript("<|im_start|>system\\n<tools>5</tools><|im_end|>\\n")
+    >>> block = t.turns[0].parts[0]
+    >>> tools, found = tools_block_findings(block, Source(t.source))
+    >>> tools, [(d.code, w.span.start, w.span.end) for d, w in found]
+    ([], [('HT307', 26, 27)])
+    """
+    text = block.text
+    stripped = text.strip()
+    if not block.closed or not stripped or any(_has_name(t) for t in block.tools):
+        return list(block.tools), []
+    start = block._start - shift + len(TOOLS_OPEN)
+    where = source.where(start, max(start, block._end - shift - len(TOOLS_CLOSE)))
+    value = jsonio.loads_or_none(stripped)
+    if isinstance(value, list):
+        if not value:
+            return [], []
+        bad = [
+            finding("HT305", f"element #{i} of the <tools> block is not a tool object: {_short(v)}", where)
+            for i, v in enumerate(value)
+            if not isinstance(v, dict)
+        ]
+        return [v for v in value if isinstance(v, dict)], bad
+    if block.tools:
+        what = "holds no tool object (no object with a tool name)"
+    elif value is not None or stripped == "null":
+        what = f"is a JSON {_json_kind(value)}, not a list of tool objects"
+    else:
+        what = "cannot be read as tool declarations (not JSON, nor one JSON object per line)"
+    return [], [finding("HT307", f"the <tools> block {what}; no tool is declared", where)]
+
+
+def _short(value: Any) -> str:
+    text = jsonio.dumps_compact(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
 
 
 def _diag_findings(diagnostics: Sequence[Diagnostic], source: Source, shift: int) -> list[Finding]:
@@ -163,17 +248,18 @@ def from_transcript(transcript: Transcript, *, path: JsonPath | None = None) -> 
     source = Source(transcript.source, path)
     messages = []
     tools: list[Any] = []
+    blocks: list[Finding] = []  # a <tools> block that declares no usable tool still declares: names are checked
     for turn in transcript.turns:
         diags = [d for d in transcript.diagnostics if turn.span.start <= d.span.start < turn.span.end]
         message, found = _message_from_parts(
-            turn.role, turn.parts, diags, source, 0, source.where(turn.header.start, turn.header.end)
+            turn.role, turn.parts, diags, source, 0, source.where(turn.header.start, turn.header.end), out=blocks
         )
         messages.append(message)
         tools.extend(found)
     return Conversation(
         messages=tuple(messages),
-        findings=tuple(_diag_findings(transcript.diagnostics, source, 0)),
-        tools=tuple(tools) if tools else None,
+        findings=(*_diag_findings(transcript.diagnostics, source, 0), *blocks),
+        tools=tuple(tools) if tools or blocks else None,
     )
 
 
@@ -363,7 +449,7 @@ def _from_wire(
     parts = transcript.turns[0].parts if transcript.turns else ()
     diags = list(transcript.diagnostics)
     findings.extend(_diag_findings(diags, source, len(header)))
-    return _message_from_parts(role, parts, diags, source, len(header), value_where(path), raw)
+    return _message_from_parts(role, parts, diags, source, len(header), value_where(path), raw, out=findings)
 
 
 _SystemKey = tuple[str, JsonPath, str]
@@ -493,4 +579,6 @@ def from_sharegpt(
                 role=role, where=message.where, from_text=True, results=(result,), pieces=(piece,), raw=message.raw
             )
         out.append(message)
-    return Conversation(messages=tuple(out), findings=tuple(findings), tools=tuple(tools) if tools else None)
+    # a <tools> block that declares no usable tool (HT307, HT305 of its elements) still declares: names are checked
+    declares = bool(tools) or any(f[0].code in _BLOCK_CODES for f in findings)
+    return Conversation(messages=tuple(out), findings=tuple(findings), tools=tuple(tools) if declares else None)
