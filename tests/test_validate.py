@@ -562,3 +562,21 @@ def test_messages_from_openai_view_round(parser: Any) -> None:
 
     msgs = messages_from_openai([user("x"), asst(call("c1", "get_weather", '{"days": "2"}'))])
     assert validate(msgs, tools=TOOLS, round_trip=False).codes == ("HT302", "HT302")
+
+
+def test_regression_a_turn_with_results_is_located_at_its_header_not_its_last_result(parser: Any) -> None:
+    """A turn read from text that holds results is where its header is (HT408 names the turn, not a result).
+
+    The view's builder reused the turn's location variable for each result, so the message took the last
+    result's span.
+    """
+    text = (
+        "<|im_start|>user\nweather?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n"
+        '{"name": "get_weather", "arguments": {}}\n</tool_call><|im_end|>\n'
+        '<|im_start|>user\n<tool_response>\n{"name": "get_weather", "content": "20 C"}\n</tool_response><|im_end|>\n'
+    )
+    report = validate(parser.parse_transcript(text))
+    assert report.codes == ("HT408",)
+    span = report.diagnostics[0].span
+    assert text[span.start : span.end] == "<|im_start|>user\n"
+    assert span.start == text.rindex("<|im_start|>user")

@@ -122,8 +122,7 @@ def _message_from_parts(
         elif isinstance(p, ToolResponse):
             offset = p.raw.find(p.content) if p.content else -1
             base = s0 - shift + (offset if offset >= 0 else 0)
-            where = at(s0, e0)
-            results.append(new_result(p.content, p.name, None, where))
+            results.append(new_result(p.content, p.name, None, at(s0, e0)))
             pieces.append(new_piece("result", p.content, source, base, True))
         elif isinstance(p, ToolsBlock):
             if out is None:
