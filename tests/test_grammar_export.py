@@ -601,15 +601,14 @@ def test_json_string_holding_a_control_token_is_rejected(control: str) -> None:
 def test_json_string_near_a_control_token_is_accepted(near: str) -> None:
     """The other side of the control-text regression: a text that only comes close to a control token (a prefix,
     a suffix, a lookalike) is an ordinary string for the library and for every export, in every kind of JSON
-    string (outlines-core writes no undeclared argument, docs/constrained.md §5, and 0.2.14 writes the regex of an
-    untyped property ungrouped, so that no value of it matches: it is checked on the rest)."""
+    string (outlines-core writes no undeclared argument, docs/constrained.md §5: it is checked on the rest)."""
     for dialect, reasoning, text in cut_completions(near):
         opens = reasoning and ht.generation_prompt_state(dialect).starts_in_reasoning
         assert problems(text, dialect=dialect, tools=CUT_TOOLS, starts_in_reasoning=opens) == [], (dialect, text)
         request: dict[str, Any] = {"dialect": dialect, "tool_choice": "required", "reasoning": reasoning}
         for mode in TAG_MODES:
             assert llg_accepts(_llg_grammar(CUT_TOOLS, mode, **request), text, mode=mode), (mode, dialect, text)
-        if not any(key in text for key in ('"zz"', '"z<', '"z|', '"u"')):  # outlines-core: see the docstring
+        if not any(key in text for key in ('"zz"', '"z<', '"z|')):  # outlines-core: see the docstring
             assert re.fullmatch(outlines_regex(CUT_TOOLS, **request), text), (dialect, text)
 
 
@@ -634,6 +633,26 @@ def test_control_token_through_a_ref_and_beside_a_pattern(control: str) -> None:
         fine = text.replace(control, control[:-1])
         assert problems(fine, dialect="qwen3", tools=_REF_TOOLS, starts_in_reasoning=False) == []
         assert llg_accepts(grammar, fine) and re.fullmatch(regex, fine), key
+
+
+def test_outlines_untyped_property_is_one_group() -> None:
+    """Regression (found with the control-text tests): outlines-core 0.2.14 writes the regex of an untyped property
+    (``{}``, ``true``) as an alternation without a group around it, which cut the arguments' regex in two: no value
+    of the property matched, and invalid JSON did (``{"s": "x"null}``, which the library rejects, HT103). The export
+    now writes such a schema's types out (``_regex.typed``): values of every type are accepted, the forgeries
+    rejected, as in llguidance."""
+    tools = [{"type": "function", "function": {"name": "f", "description": "f", "parameters": {
+        "type": "object", "properties": {"s": {"type": "string"}, "u": {}, "v": True}, "required": ["s"]}}}]
+    regex = outlines_regex(tools, dialect="hermes", tool_choice="required")
+    grammar = llguidance_grammar(tools, dialect="hermes", tool_choice="required")
+    for args, valid in (('{"s": "x", "u": 1}', True), ('{"s": "x", "u": "a", "v": null}', True),
+                        ('{"s": "x", "u": [1, {"k": null}], "v": {"w": [true]}}', True), ('{"s": "x"}', True),
+                        ('{"s": "x"null}', False), ('{"s": "x"1}', False), ('{"s": "x""y"}', False),
+                        ('{"s": "x", "u": 1 "v": 2}', False)):
+        text = f'<tool_call>\n{{"name": "f", "arguments": {args}}}\n</tool_call>'
+        assert (problems(text, dialect="hermes", tools=tools, starts_in_reasoning=False) == []) is valid, args
+        assert outlines_accepts(regex, text) is valid, args
+        assert llg_accepts(grammar, text) is valid, args
 
 
 def test_outlines_limits_are_the_json_compilers() -> None:

@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from .._jsonio import dumps_compact
 from .._profiles import DialectProfile
 from ..errors import UsageError
 from ._build import build, request
 from ._ir import Json
 from ._lark import to_lark
-from ._regex import anchored, strings_avoiding
+from ._regex import anchored, strings_avoiding, typed
 from ._tokens import token_tags
 from ._xgrammar import to_structural_tag
 
@@ -153,7 +154,7 @@ def outlines_regex(
         spaced = any(ch.isspace() for ch in node.item_sep + node.key_sep)
         whitespace = "[ ]?" if spaced else ""
         try:
-            regex = str(compiler.build_regex_from_schema(node.schema, whitespace))
+            regex = str(compiler.build_regex_from_schema(dumps_compact(typed(node.value)), whitespace))
         except ValueError as exc:
             raise UsageError(f"outlines-core cannot compile the schema {node.schema[:200]}: {exc}") from None
         if not node.excludes:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from ..errors import UsageError
 from ._ir import Alt, Block, Free, Json, Lit, Node, Pattern, Rep, Seq, Tag, avoiding, escape
 
-__all__ = ["anchored", "strings_avoiding", "to_regex"]
+__all__ = ["anchored", "strings_avoiding", "to_regex", "typed"]
 
 JsonRegex = Callable[[Json], str]
 
@@ -52,6 +53,43 @@ def strings_avoiding(regex: str, string: str, excludes: tuple[str, ...]) -> str:
                          "(outlines-core 0.2.14): it cannot keep control tokens out of the strings")
     guarded = '"' + avoiding(excludes, alphabet=(found["body"], found["units"])) + '"'
     return regex.replace(string, guarded)
+
+
+_TYPES = ["null", "boolean", "number", "string", "array", "object"]  # every JSON value (an integer is a number)
+_ONE = ("items", "additionalItems", "contains", "then", "else", "additionalProperties")
+_MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_APPLIED = ("anyOf", "oneOf", "allOf", "$ref", "enum", "const", "not")
+
+
+def typed(schema: Any) -> Any:
+    """``schema`` with each subschema that admits every type written with them all (``"type": [...]``; ``true`` too).
+
+    outlines-core 0.2.14 writes the regex of an untyped property (``{}``) as an alternation without a group around
+    it, which cuts the object's regex: no value of it matched, and ``{"s": "x"null}`` did. With the types written
+    out it writes one group.
+
+    >>> props = typed({"type": "object", "properties": {"u": {}, "n": {"type": "integer"}, "t": True}})["properties"]
+    >>> [len(s["type"]) if isinstance(s["type"], list) else s["type"] for s in props.values()]
+    [6, 'integer', 6]
+    """
+    if schema is True:
+        return {"type": list(_TYPES)}
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in _ONE:
+        if key in out and not isinstance(out[key], (bool, list)):
+            out[key] = typed(out[key])
+    for key in _MANY:
+        if isinstance(out.get(key), list):
+            out[key] = [typed(s) for s in out[key]]
+    for key in _MAP:
+        if isinstance(out.get(key), dict):
+            out[key] = {k: typed(s) for k, s in out[key].items()}
+    if "type" not in out and not any(k in out for k in _APPLIED):
+        out["type"] = list(_TYPES)
+    return out
 
 
 def to_regex(tree: Node, *, json_regex: JsonRegex) -> str:
