@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import hermes_toolcall._body as body_module
 from helpers import TIME, jinja_render, shared_file, template_source
 from hermes_toolcall import _jsonio as jsonio
-from hermes_toolcall._body import CallBody, decode_call_body, decode_tools_block, response_name
+from hermes_toolcall._body import CallBody, decode_call_body, decode_tools_block, read_tools_block, response_name
 from hermes_toolcall._diagnostics import CATALOGUE
 from hypothesis_stats import count, examples
 
@@ -408,6 +408,34 @@ def test_tools_block_json_array_and_python_literal_list() -> None:
 )
 def test_tools_block_unreadable(inner: str) -> None:
     assert decode_tools_block(inner) == ()
+
+
+@pytest.mark.parametrize(
+    "inner", ["", "  ", "no tools here", "[1, 2]", '{"a": 1}\nnot json', '{"type": "function", "fu']
+)
+def test_read_tools_block_is_decode_plus_what_was_not_read(inner: str) -> None:
+    tools, unread = read_tools_block(inner)
+    assert tools == decode_tools_block(inner) == ()
+    assert unread == ((inner.strip(),) if inner.strip() else ())
+
+
+def _hermes_line(name: str) -> str:
+    head = '{"type": "function", "function": {"name": "' + name
+    return head + '", "description": "' + name + '() - d\n\n", "parameters": {}}'
+
+
+def test_regression_read_tools_block_names_the_hermes_chunks_it_dropped() -> None:
+    # the Hermes layout: a, b, then junk in b's chunk gave ['a'] and no word of the rest
+    inner = " " + _hermes_line("a") + "\n" + _hermes_line("b") + "\nxyz} "
+    tools, unread = read_tools_block(inner)
+    assert [t["function"]["name"] for t in tools] == ["a"] and tools == decode_tools_block(inner)
+    assert unread == (_hermes_line("b") + "\nxyz}",)
+    # a chunk that cannot be read between two good ones, and text before the first tool
+    bad = '{"type": "function", "function": {"name": "c", broken}'
+    inner = "junk\n" + _hermes_line("a") + "\n" + bad + "\n" + _hermes_line("b")
+    tools, unread = read_tools_block(inner)
+    assert [t["function"]["name"] for t in tools] == ["a", "b"] and tools == decode_tools_block(inner)
+    assert unread == ("junk", bad)
 
 
 def test_tools_block_vllm_parameterless_tool_not_json_either() -> None:

@@ -97,6 +97,39 @@ def test_regression_unreadable_tools_block_in_a_sharegpt_system_turn() -> None:
     assert where.path == ("conversations", 0, "value") and where.span.start == len("You have tools: <tools>")
 
 
+def _hermes_line(name: str) -> str:  # the Hermes template's layout: raw description, no final brace
+    head = '{"type": "function", "function": {"name": "' + name
+    return head + '", "description": "' + name + '() - d\n\n", "parameters": {}}'
+
+
+def _qwen_line(name: str) -> str:
+    return json.dumps({"type": "function", "function": {"name": name, "description": "d", "parameters": {}}})
+
+
+_PARTLY = {
+    # tool a, tool b, then junk: gave tools ['a'] and no finding
+    "hermes-two-tools-then-junk": _hermes_line("a") + "\n" + _hermes_line("b") + "\nxyz}",
+    # one junk line among Qwen per-line objects (the line after it is read as a Hermes chunk)
+    "qwen-junk-line-among-objects": _qwen_line("b") + "\nxyz\n" + _qwen_line("a"),
+    # a Hermes chunk that cannot be read between two good ones
+    "hermes-bad-chunk-between-good-ones": _hermes_line("a")
+    + '\n{"type": "function", "function": {"name": "c", broken}\n'
+    + _hermes_line("g"),
+}
+
+
+@pytest.mark.parametrize("content", list(_PARTLY.values()), ids=list(_PARTLY))
+def test_regression_partly_unreadable_tools_block_is_ht307_and_declares_what_was_read(content: str) -> None:
+    text = _transcript(content).replace('"name": "g", "arguments"', '"name": "a", "arguments"')
+    report = validate(parse_transcript(text))
+    assert [d.code for d in report.diagnostics] == ["HT307"]  # the call to a (read) is no HT301
+    d = report.diagnostics[0]
+    assert (d.span.start, d.span.end, d.span.line, d.span.column) == (_START, text.index("</tools>"), 2, 8)
+    assert d.severity == "error" and "no tool was read from" in d.message and "declared" in d.message
+    unknown = text.replace('"name": "a", "arguments"', '"name": "zz", "arguments"')
+    assert [d.code for d in validate(parse_transcript(unknown)).diagnostics] == ["HT307", "HT301"]
+
+
 @settings(max_examples=60, deadline=None)
 @given(dialect=st.sampled_from(sorted(DIALECTS)), declared=tools(min_size=1, max_size=4))
 def test_every_dialects_rendered_tools_give_no_block_finding(dialect: str, declared: list[dict[str, Any]]) -> None:
@@ -130,8 +163,11 @@ _GARBAGE = st.one_of(
     _NOT_A_TOOL.map(json.dumps),  # an object that is not a tool
     st.lists(_NOT_A_TOOL.map(json.dumps), min_size=1, max_size=3).map("\n".join),  # lines of such objects
     st.text(st.characters(blacklist_characters="<{[\"'", blacklist_categories=("Cs",)), max_size=40),
-    st.tuples(tools(min_size=1, max_size=1), st.text(st.characters(blacklist_characters="<"), min_size=1, max_size=8))
-    .map(lambda p: "\n".join(json.dumps(t) for t in p[0]) + "\n" + p[1] + "}"),  # a readable line, then not
+    st.tuples(tools(min_size=1, max_size=3), st.text(st.characters(blacklist_characters="<"), min_size=1, max_size=8))
+    .map(lambda p: "\n".join(json.dumps(t) for t in p[0]) + "\n" + p[1] + "}"),  # readable lines, then not
+    st.tuples(tools(min_size=0, max_size=3), st.text(st.characters(blacklist_characters="<"), min_size=1, max_size=8),
+              tools(min_size=1, max_size=3))  # readable lines before and after junk
+    .map(lambda p: "\n".join([*(json.dumps(t) for t in p[0]), p[1] + "}", *(json.dumps(t) for t in p[2])])),
 ).filter(_text_garbage)
 
 

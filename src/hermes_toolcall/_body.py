@@ -2,8 +2,8 @@
 
 ``decode_call_body`` turns the inner text of a ``<tool_call>`` block into calls or a failure code;
 ``response_name`` reads the classic ``{"name", "content"}`` result wrapper; ``decode_tools_block``
-reads a ``<tools>`` catalogue in any of the shapes found in the wild. All three are pure and never
-raise. See ``docs/parsing.md`` §8 for the contract.
+reads a ``<tools>`` catalogue in any of the shapes found in the wild (``read_tools_block`` also says what it
+could not read). All are pure and never raise. See ``docs/parsing.md`` §8 for the contract.
 
 Decisions beyond the brief:
 
@@ -37,6 +37,7 @@ __all__ = [
     "DecodedCall",
     "decode_call_body",
     "decode_tools_block",
+    "read_tools_block",
     "response_content",
     "response_name",
 ]
@@ -538,33 +539,59 @@ def decode_tools_block(inner: str) -> tuple[dict[str, Any], ...]:
     template's pseudo-JSON (raw descriptions, missing final brace), rebuilt as
     ``{"type": "function", "function": {"name", "description", "parameters"}}`` with the description as
     written; a Python-literal list (NousResearch ``sys_prompt``). Nothing readable gives ``()``.
+    This is ``read_tools_block(inner)[0]``.
 
     >>> decode_tools_block('{"type": "function", "function": {"name": "ls"}}')[0]["function"]["name"]
     'ls'
     >>> decode_tools_block("[{'type': 'function', 'function': {'name': 'ls'}}]")[0]["type"]
     'function'
     """
+    return read_tools_block(inner)[0]
+
+
+def read_tools_block(inner: str) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
+    """The tools of a ``<tools>`` catalogue (``decode_tools_block``) and the pieces of its content no tool was
+    read from (never raises).
+
+    A piece is the stripped text of a part the shape read skipped: in the Hermes template's pseudo-JSON, the
+    text before the first tool and each tool chunk that cannot be rebuilt (from its ``{"type": "function"``
+    head to the next one); otherwise the whole content when no tool was read. Whitespace is never a piece.
+
+    >>> read_tools_block('{"type": "function", "function": {"name": "ls"}}')
+    (({'type': 'function', 'function': {'name': 'ls'}},), ())
+    >>> read_tools_block("abc")
+    ((), ('abc',))
+    """
     text = inner.strip(_WS)
     if not text:
-        return ()
+        return (), ()
     if text.startswith("<function>"):
         listed = decode_xml_catalogue("\n" + text)
         if listed is not None:
-            return listed
+            return listed, ()
     found = _objects(jsonio.loads_or_none(text))
     if found is not None:
-        return found
+        return found, ()
     lines = [line.strip(_WS) for line in _LINE_ENDS.split(text) if line.strip(_WS)]
     per_line = [jsonio.loads_or_none(line) if line.startswith("{") else None for line in lines]
     dicts = [v for v in per_line if isinstance(v, dict)]
     if len(dicts) == len(per_line):
-        return tuple(dicts)
+        return tuple(dicts), ()
     if _HERMES_TOOL in text:
-        tools = [_hermes_tool(chunk) for chunk in text.split(_HERMES_TOOL)[1:]]
-        kept = tuple(t for t in tools if t is not None)
+        head, *chunks = text.split(_HERMES_TOOL)
+        kept: list[dict[str, Any]] = []
+        unread = [head.strip(_WS)] if head.strip(_WS) else []
+        for chunk in chunks:
+            tool = _hermes_tool(chunk)
+            if tool is None:
+                unread.append((_HERMES_TOOL + chunk).strip(_WS))
+            else:
+                kept.append(tool)
         if kept:
-            return kept
+            return tuple(kept), tuple(unread)
     result = scan(text, multiple=False)
     if result.error is None:
-        return _objects(result.values[0].value) or ()
-    return ()
+        found = _objects(result.values[0].value)
+        if found is not None:
+            return found, ()
+    return (), (text,)

@@ -86,8 +86,10 @@ ENTRIES: tuple[Entry, ...] = (
         CALLS,
         "A `<tools>` block's content cannot be read as tool declarations: it is not a JSON list nor a sequence "
         "of tool objects (not JSON, a number, a string, objects none of which names a tool, JSON mixed with other "
-        "text). No tool is declared by it, and calls are checked against the tools declared (HT301). The "
-        "position is the block's content. An element of a JSON list that is not an object is HT305.",
+        "text). No tool is declared by it, and calls are checked against the tools declared (HT301). When only a "
+        "part of it cannot be read (a line or a tool that is not JSON among readable ones), the tools read are "
+        "declared and the message names what was not read. The position is the block's content. An element of "
+        "a JSON list that is not an object is HT305.",
         "<|im_start|>system\\n<tools>\\nget_weather, get_time\\n</tools><|im_end|>",
         "Write the tools as the dialect's template does: a JSON list (Hermes) or one JSON tool object per line (Qwen).",
     ),

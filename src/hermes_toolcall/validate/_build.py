@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import _jsonio as jsonio
+from .._body import read_tools_block
 from .._locate import JsonPath
 from .._model import (
     Completion,
@@ -147,14 +148,15 @@ def _has_name(tool: Any) -> bool:
 
 
 def tools_block_findings(block: ToolsBlock, source: Source, shift: int = 0) -> tuple[list[Any], list[Finding]]:
-    """The tools a ``<tools>`` block declares, and the findings of a content that declares no usable tool.
+    """The tools a ``<tools>`` block declares, and the findings of a content not wholly read as tools.
 
     The parser reads the block (``ToolsBlock.tools``: every shape the templates write); what it could not
     read is judged here, at the block's content span: ``HT307`` for a content that is not a list or a
     sequence of tool objects at all (not JSON, a number, a string, objects none of which names a tool, a
-    mix of JSON and other text), ``HT305`` for each element of a JSON array that is not a tool object
-    (``[1]``; its objects are declared). An empty content, ``[]``, and a cut or unterminated block (``HT114``,
-    ``HT113`` said it) give none.
+    mix of JSON and other text), and for a content of which only a part was read (the tools read are
+    declared; ``_body.read_tools_block`` says what was not read); ``HT305`` for each element of a JSON
+    array that is not a tool object (``[1]``; its objects are declared). An empty content, ``[]``, and a
+    cut or unterminated block (``HT114``, ``HT113`` said it) give none.
 
     Args:
         block: the parsed block.
@@ -173,10 +175,19 @@ def tools_block_findings(block: ToolsBlock, source: Source, shift: int = 0) -> t
     """
     text = block.text
     stripped = text.strip()
-    if not block.closed or not stripped or any(_has_name(t) for t in block.tools):
+    if not block.closed or not stripped:
+        return list(block.tools), []
+    named = any(_has_name(t) for t in block.tools)
+    unread = read_tools_block(text)[1] if named else ()
+    if named and not unread:
         return list(block.tools), []
     start = block._start - shift + len(TOOLS_OPEN)
     where = source.where(start, max(start, block._end - shift - len(TOOLS_CLOSE)))
+    if named:
+        pieces = "; ".join(_short_text(u) for u in unread[:3]) + ("; …" if len(unread) > 3 else "")
+        count = "the tool read is" if len(block.tools) == 1 else f"the {len(block.tools)} tools read are"
+        what = f"holds text no tool was read from ({pieces}); {count} declared"
+        return list(block.tools), [finding("HT307", f"the <tools> block {what}", where)]
     value = jsonio.loads_or_none(stripped)
     if isinstance(value, list):
         if not value:
@@ -194,6 +205,11 @@ def tools_block_findings(block: ToolsBlock, source: Source, shift: int = 0) -> t
     else:
         what = "cannot be read as tool declarations (not JSON, nor one JSON object per line)"
     return [], [finding("HT307", f"the <tools> block {what}; no tool is declared", where)]
+
+
+def _short_text(text: str) -> str:
+    line = " ".join(text.split())
+    return repr(line if len(line) <= 64 else f"{line[:48]}…{line[-12:]}")
 
 
 def _short(value: Any) -> str:
