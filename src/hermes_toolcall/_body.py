@@ -124,7 +124,8 @@ def _line_col(text: str, pos: int) -> str:
     return f"{line}:{pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
 
 
-def _type_name(value: Any) -> str:
+def json_type_name(value: Any) -> str:
+    """The JSON type of a decoded value as diagnostics name it: null, boolean, number, string, array, object."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -188,13 +189,13 @@ class _Interpreter:
                 message = f"a JSON array of {len(value)} calls in one block"
                 self.emit("HT206", message, top.start, top.end, action="each element is read as a call")
                 return top.elements
-            what = "an empty array" if value == [] else f"a JSON {_type_name(value)}"
+            what = "an empty array" if value == [] else f"a JSON {json_type_name(value)}"
             if isinstance(value, list) and value:
                 what = "an array that holds non-objects"
             self.fail("HT107", f"the body is {what}, not a call object", top.start, top.end)
         for top in tops:
             if not isinstance(top.value, dict):
-                what = _type_name(top.value)
+                what = json_type_name(top.value)
                 self.fail("HT107", f"a concatenated value is a JSON {what}, not a call object", top.start, top.end)
         return tops
 
@@ -215,7 +216,7 @@ class _Interpreter:
         if "name" not in obj:
             self.fail("HT104", "the call object has no `name`", top.start, top.end)
         if not isinstance(name, str) or not name:
-            what = f"the JSON {_type_name(name)} {name!r}"
+            what = f"the JSON {json_type_name(name)} {name!r}"
             self.fail("HT104", f"`name` is {what}, not a non-empty string", *value_span("name"))
         keys = list(obj)
         arg_key = next((k for k in _ARG_KEYS if k in obj), None)
@@ -239,7 +240,7 @@ class _Interpreter:
             elif isinstance(raw, str):
                 arguments, arguments_json = self.stringified(raw, value_span(arg_key))
             else:
-                what = _type_name(raw)
+                what = json_type_name(raw)
                 self.fail("HT105", f"`{arg_key}` is a JSON {what}, not an object", *value_span(arg_key))
         extras = [k for k in keys if k != "name" and k != arg_key]
         if extras:
@@ -293,7 +294,7 @@ class _Interpreter:
         if isinstance(value, dict):
             self.emit("HT201", _STRINGIFIED, *span, action="decoded once")
             return value, raw
-        what = _type_name(value)
+        what = json_type_name(value)
         self.fail("HT105", f"`arguments` is a string holding a JSON {what}, not an object", *span)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import _jsonio as jsonio
-from .._body import read_tools_block
+from .._body import json_type_name, read_tools_block
 from .._locate import JsonPath
 from .._model import (
     Completion,
@@ -201,7 +201,7 @@ def tools_block_findings(block: ToolsBlock, source: Source, shift: int = 0) -> t
     if block.tools:
         what = "holds no tool object (no object with a tool name)"
     elif value is not None or stripped == "null":
-        what = f"is a JSON {_json_kind(value)}, not a list of tool objects"
+        what = f"is a JSON {json_type_name(value)}, not a list of tool objects"
     else:
         what = "cannot be read as tool declarations (not JSON, nor one JSON object per line)"
     return [], [finding("HT307", f"the <tools> block {what}; no tool is declared", where)]
@@ -215,18 +215,6 @@ def _short_text(text: str) -> str:
 def _short(value: Any) -> str:
     text = jsonio.dumps_compact(value)
     return text if len(text) <= 60 else text[:59] + "…"
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
 
 
 def _diag_findings(diagnostics: Sequence[Diagnostic], source: Source, shift: int) -> list[Finding]:
